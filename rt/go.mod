@@ -1,0 +1,3 @@
+module github.com/cancelcheck/cancelcheck/rt
+
+go 1.21
