@@ -1,0 +1,58 @@
+package analysisutil
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// IsRetryLoop reports whether loop repeats the same work rather than walking
+// a collection: `for {}`, `for cond {}`, a counted `for` whose counter does
+// not index anything, a range over an integer (`for attempt := range n`) or
+// over a channel of time.Time (a ticker). These are the loops in which
+// ignoring an error means trying the same thing again, which is retrycancel's
+// business; errors ignored in loops over collections belong to swallowcancel.
+// Both checks use this one rule so that no line is reported twice.
+func IsRetryLoop(info *types.Info, loop ast.Stmt) bool {
+	switch loop := loop.(type) {
+	case *ast.RangeStmt:
+		t := info.TypeOf(loop.X)
+		if t == nil {
+			return false
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Basic:
+			return u.Info()&types.IsInteger != 0
+		case *types.Chan:
+			return IsNamed(u.Elem(), "time", "Time")
+		}
+		return false
+	case *ast.ForStmt:
+		counter := loopCounter(info, loop)
+		if counter == nil {
+			return true
+		}
+		indexes := false
+		ast.Inspect(loop.Body, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok && ReferencesObject(info, ix.Index, counter) {
+				indexes = true
+			}
+			return !indexes
+		})
+		return !indexes
+	}
+	return false
+}
+
+// loopCounter returns the variable declared by the init statement of a
+// counted for loop (`for i := 0; ...`), or nil.
+func loopCounter(info *types.Info, loop *ast.ForStmt) types.Object {
+	as, ok := loop.Init.(*ast.AssignStmt)
+	if !ok || len(as.Lhs) != 1 {
+		return nil
+	}
+	id, ok := as.Lhs[0].(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	return info.ObjectOf(id)
+}

@@ -1,0 +1,143 @@
+package analysisutil
+
+import (
+	"go/ast"
+	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+var (
+	errorType  = types.Universe.Lookup("error").Type()
+	errorIface = errorType.Underlying().(*types.Interface)
+)
+
+// IsNamed reports whether t (after dereferencing one pointer if ptr) is the
+// named type pkgPath.name. Aliases are resolved.
+func IsNamed(t types.Type, pkgPath, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	obj := n.Obj()
+	return obj.Name() == name && obj.Pkg() != nil && obj.Pkg().Path() == pkgPath
+}
+
+// IsContext reports whether t is context.Context.
+func IsContext(t types.Type) bool { return t != nil && IsNamed(t, "context", "Context") }
+
+// IsHTTPRequest reports whether t is *net/http.Request.
+func IsHTTPRequest(t types.Type) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	return ok && IsNamed(p.Elem(), "net/http", "Request")
+}
+
+// IsError reports whether t is the error interface or a concrete type that
+// implements it. Other interfaces that embed error are included too: a value
+// of such a type is an error to every caller.
+func IsError(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	return types.Implements(t, errorIface)
+}
+
+// IsErrorInterface reports whether t is exactly the predeclared error type.
+func IsErrorInterface(t types.Type) bool { return t != nil && types.Identical(t, errorType) }
+
+// Callee returns the function or method called by call, or nil for calls of
+// function values, builtins and conversions.
+func Callee(info *types.Info, call *ast.CallExpr) *types.Func {
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	return fn
+}
+
+// IsFunc reports whether fn is the package-level function pkgPath.name.
+func IsFunc(fn *types.Func, pkgPath, name string) bool {
+	if fn == nil || fn.Name() != name || fn.Pkg() == nil || fn.Pkg().Path() != pkgPath {
+		return false
+	}
+	sig, _ := fn.Type().(*types.Signature)
+	return sig != nil && sig.Recv() == nil
+}
+
+// IsMethod reports whether fn is the method name of the named type
+// pkgPath.typeName (pointer or value receiver), or of an interface type
+// pkgPath.typeName.
+func IsMethod(fn *types.Func, pkgPath, typeName, name string) bool {
+	if fn == nil || fn.Name() != name {
+		return false
+	}
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil || sig.Recv() == nil {
+		return false
+	}
+	rt := sig.Recv().Type()
+	if p, ok := rt.(*types.Pointer); ok {
+		rt = p.Elem()
+	}
+	return IsNamed(rt, pkgPath, typeName)
+}
+
+// IsCallToFunc reports whether call calls the package-level function
+// pkgPath.name, matched by type, not by spelling.
+func IsCallToFunc(info *types.Info, call *ast.CallExpr, pkgPath string, names ...string) bool {
+	fn := Callee(info, call)
+	for _, name := range names {
+		if IsFunc(fn, pkgPath, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ResultIndex returns the index of the last result of sig whose type
+// satisfies pred, or -1.
+func ResultIndex(sig *types.Signature, pred func(types.Type) bool) int {
+	if sig == nil {
+		return -1
+	}
+	for i := sig.Results().Len() - 1; i >= 0; i-- {
+		if pred(sig.Results().At(i).Type()) {
+			return i
+		}
+	}
+	return -1
+}
+
+// ErrorResult returns the index of sig's last result of type error, or -1.
+func ErrorResult(sig *types.Signature) int { return ResultIndex(sig, IsErrorInterface) }
+
+// Imports reports whether pkg imports path directly.
+func Imports(pkg *types.Package, path string) bool {
+	for _, imp := range pkg.Imports() {
+		if imp.Path() == path {
+			return true
+		}
+	}
+	return false
+}
+
+// ObjectOfIdent returns the object an expression names when it is a plain
+// identifier (possibly parenthesised), or nil.
+func ObjectOfIdent(info *types.Info, e ast.Expr) types.Object {
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+		return info.ObjectOf(id)
+	}
+	return nil
+}
+
+// ReferencesObject reports whether n mentions obj anywhere.
+func ReferencesObject(info *types.Info, n ast.Node, obj types.Object) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == obj {
+			found = true
+		}
+		return true
+	})
+	return found
+}

@@ -1,0 +1,528 @@
+package ctxflow
+
+import (
+	_ "embed"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"sort"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer computes the cancellation flow of a package. Its result is a
+// *Result; it exports CarriesCancel facts.
+var Analyzer = &analysis.Analyzer{
+	Name:       "ctxflow",
+	Doc:        analysisutil.MustExtractDoc(doc, "ctxflow"),
+	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
+	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil)},
+	Run:        run,
+}
+
+// Func describes one function of the package: a declaration or a literal
+// with a body.
+type Func struct {
+	Node   ast.Node // *ast.FuncDecl or *ast.FuncLit
+	Type   *ast.FuncType
+	Body   *ast.BlockStmt
+	Sig    *types.Signature
+	Obj    *types.Func // nil for literals
+	Parent *Func       // the enclosing function of a literal, or nil
+
+	// Contexts are the contexts in reach inside the function, nearest first:
+	// its own parameters, then its receiver's context fields, then those of
+	// enclosing functions.
+	Contexts []Context
+}
+
+// Name returns the function's name for messages: "Load", "(*Store).Load",
+// or "func literal".
+func (f *Func) Name() string {
+	if f.Obj == nil {
+		return "function literal"
+	}
+	return f.Obj.Name()
+}
+
+// HasContext reports whether a context is in reach in f.
+func (f *Func) HasContext() bool { return len(f.Contexts) > 0 }
+
+// ContextKind says how a context is reached.
+type ContextKind int
+
+const (
+	ParamContext   ContextKind = iota // a context.Context parameter
+	RequestContext                    // r.Context() of an *http.Request parameter
+	FieldContext                      // a context.Context field of the receiver
+)
+
+// Context is a context in reach of a function.
+type Context struct {
+	Kind ContextKind
+	Obj  types.Object // the parameter, request parameter, or receiver
+	// Field is the receiver field for FieldContext.
+	Field *types.Var
+	// Expr is Go source that evaluates to the context inside the function,
+	// e.g. "ctx", "r.Context()" or "s.ctx".
+	Expr string
+	// Outer is true when the context belongs to an enclosing function.
+	Outer bool
+}
+
+// Result is the cancellation flow of one package.
+type Result struct {
+	// Funcs lists the package's functions with bodies, in source order.
+	Funcs []*Func
+	// ImportsContext reports whether any file imports "context" or
+	// "net/http"; checks may bail out early when it is false.
+	ImportsContext bool
+
+	byNode  map[ast.Node]*Func
+	info    *types.Info
+	assigns map[types.Object][]assign
+	pass    *analysis.Pass
+	local   map[*types.Func]bool // functions of this package that carry cancellation
+}
+
+// assign is one assignment to an error variable.
+type assign struct {
+	pos     token.Pos
+	scope   ast.Node // innermost block or clause holding the assignment
+	rhs     ast.Expr // nil when the value is a result of a tuple-valued call
+	call    *ast.CallExpr
+	idx     int // result index within call, for tuple assignments
+	carrier bool
+}
+
+// FuncOf returns the Func for a *ast.FuncDecl or *ast.FuncLit, or nil.
+func (r *Result) FuncOf(n ast.Node) *Func { return r.byNode[n] }
+
+// Enclosing returns the innermost function that contains the cursor's node.
+func (r *Result) Enclosing(c inspector.Cursor) *Func {
+	for e := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		if f := r.byNode[e.Node()]; f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// EnclosingPos returns the innermost function whose body contains pos.
+func (r *Result) EnclosingPos(pos token.Pos) *Func {
+	var best *Func
+	for _, f := range r.Funcs {
+		if f.Body.Pos() <= pos && pos < f.Body.End() {
+			if best == nil || f.Body.Pos() >= best.Body.Pos() {
+				best = f
+			}
+		}
+	}
+	return best
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	r := &Result{
+		byNode:  make(map[ast.Node]*Func),
+		info:    pass.TypesInfo,
+		assigns: make(map[types.Object][]assign),
+		pass:    pass,
+		local:   make(map[*types.Func]bool),
+	}
+	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
+
+	var returns []*returnSite
+	var stack []*Func
+	filter := []ast.Node{
+		(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil),
+		(*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil), (*ast.ReturnStmt)(nil),
+	}
+	for c := range ins.Root().Preorder(filter...) {
+		n := c.Node()
+		for len(stack) > 0 && n.Pos() >= stack[len(stack)-1].Node.End() {
+			stack = stack[:len(stack)-1]
+		}
+		var parent *Func
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if n.Body == nil {
+				continue
+			}
+			obj, _ := pass.TypesInfo.Defs[n.Name].(*types.Func)
+			if obj == nil {
+				continue
+			}
+			f := &Func{Node: n, Type: n.Type, Body: n.Body, Obj: obj, Sig: obj.Type().(*types.Signature)}
+			r.addFunc(f, n.Recv)
+			stack = append(stack, f)
+		case *ast.FuncLit:
+			sig, _ := pass.TypesInfo.TypeOf(n).(*types.Signature)
+			if sig == nil {
+				continue
+			}
+			f := &Func{Node: n, Type: n.Type, Body: n.Body, Sig: sig, Parent: parent}
+			r.addFunc(f, nil)
+			stack = append(stack, f)
+		case *ast.AssignStmt:
+			r.recordAssign(c, n.Lhs, n.Rhs, n.Tok == token.DEFINE)
+		case *ast.ValueSpec:
+			lhs := make([]ast.Expr, len(n.Names))
+			for i, id := range n.Names {
+				lhs[i] = id
+			}
+			r.recordAssign(c, lhs, n.Values, true)
+		case *ast.ReturnStmt:
+			if parent != nil && parent.Obj != nil {
+				returns = append(returns, &returnSite{fn: parent, ret: n, cur: c})
+			}
+		}
+	}
+	for _, list := range r.assigns {
+		sort.Slice(list, func(i, j int) bool { return list[i].pos < list[j].pos })
+	}
+
+	// Fixed point: a variable is a carrier when an assignment to it is; a
+	// function carries cancellation when a return returns a carrier. Each
+	// round can only add, so this terminates.
+	for changed := true; changed; {
+		changed = false
+		for _, list := range r.assigns {
+			for i := range list {
+				a := &list[i]
+				if !a.carrier && r.assignCarries(a) {
+					a.carrier = true
+					changed = true
+				}
+			}
+		}
+		for _, rs := range returns {
+			if r.local[rs.fn.Obj] || !rs.carries(r) {
+				continue
+			}
+			r.local[rs.fn.Obj] = true
+			changed = true
+		}
+	}
+	for fn := range r.local {
+		// Functions taking a context are context-bound at every call site;
+		// the fact is for those that reach cancellation another way.
+		if !takesContext(fn.Type().(*types.Signature)) {
+			pass.ExportObjectFact(fn, new(CarriesCancel))
+		}
+	}
+	return r, nil
+}
+
+type returnSite struct {
+	fn  *Func
+	ret *ast.ReturnStmt
+	cur inspector.Cursor
+}
+
+func (rs *returnSite) carries(r *Result) bool {
+	idx := analysisutil.ErrorResult(rs.fn.Sig)
+	if idx < 0 {
+		return false
+	}
+	res := rs.ret.Results
+	switch {
+	case len(res) == rs.fn.Sig.Results().Len():
+		return r.MayCarryCancel(res[idx])
+	case len(res) == 1:
+		if call, ok := ast.Unparen(res[0]).(*ast.CallExpr); ok {
+			return r.callCarries(call, idx)
+		}
+	case len(res) == 0:
+		// Bare return of named results.
+		if v := rs.fn.Sig.Results().At(idx); v.Name() != "" {
+			return r.varCarriesAt(v, rs.ret.Pos())
+		}
+	}
+	return false
+}
+
+func (r *Result) addFunc(f *Func, recv *ast.FieldList) {
+	r.Funcs = append(r.Funcs, f)
+	r.byNode[f.Node] = f
+	params := f.Sig.Params()
+	for i := range params.Len() {
+		p := params.At(i)
+		switch {
+		case p.Name() == "" || p.Name() == "_":
+		case analysisutil.IsContext(p.Type()):
+			f.Contexts = append(f.Contexts, Context{Kind: ParamContext, Obj: p, Expr: p.Name()})
+		case analysisutil.IsHTTPRequest(p.Type()):
+			f.Contexts = append(f.Contexts, Context{Kind: RequestContext, Obj: p, Expr: p.Name() + ".Context()"})
+		}
+	}
+	if rv := f.Sig.Recv(); rv != nil && rv.Name() != "" && rv.Name() != "_" {
+		t := rv.Type()
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if st, ok := t.Underlying().(*types.Struct); ok {
+			for i := range st.NumFields() {
+				fld := st.Field(i)
+				if analysisutil.IsContext(fld.Type()) && fld.Name() != "_" {
+					f.Contexts = append(f.Contexts, Context{Kind: FieldContext, Obj: rv, Field: fld, Expr: rv.Name() + "." + fld.Name()})
+				}
+			}
+		}
+	}
+	if f.Parent != nil {
+		for _, c := range f.Parent.Contexts {
+			if f.shadows(c.Obj.Name()) {
+				continue
+			}
+			c.Outer = true
+			f.Contexts = append(f.Contexts, c)
+		}
+	}
+}
+
+// shadows reports whether f declares a parameter or result named name.
+func (f *Func) shadows(name string) bool {
+	for _, tuple := range []*types.Tuple{f.Sig.Params(), f.Sig.Results()} {
+		for i := range tuple.Len() {
+			if tuple.At(i).Name() == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func takesContext(sig *types.Signature) bool {
+	for i := range sig.Params().Len() {
+		t := sig.Params().At(i).Type()
+		if analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
+	scope := innermostScope(c)
+	tuple := len(rhs) == 1 && len(lhs) > 1
+	for i, l := range lhs {
+		id, ok := ast.Unparen(l).(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		obj := r.info.ObjectOf(id)
+		v, ok := obj.(*types.Var)
+		if !ok || !analysisutil.IsError(v.Type()) {
+			continue
+		}
+		a := assign{pos: id.Pos(), scope: scope}
+		switch {
+		case tuple:
+			call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
+			if !ok {
+				continue // v, ok := m[k] and friends: not carriers
+			}
+			a.call, a.idx = call, i
+		case i < len(rhs):
+			a.rhs = rhs[i]
+		default:
+			// var err error: the zero value.
+		}
+		r.assigns[v] = append(r.assigns[v], a)
+	}
+}
+
+// innermostScope returns the innermost block-like node enclosing c.
+func innermostScope(c inspector.Cursor) ast.Node {
+	for e := range c.Enclosing((*ast.BlockStmt)(nil), (*ast.CaseClause)(nil), (*ast.CommClause)(nil)) {
+		if e.Node() != c.Node() {
+			return e.Node()
+		}
+	}
+	return nil
+}
+
+func (r *Result) assignCarries(a *assign) bool {
+	if a.call != nil {
+		return r.callCarries(a.call, a.idx)
+	}
+	return a.rhs != nil && r.MayCarryCancel(a.rhs)
+}
+
+// callCarries reports whether result idx of call may carry cancellation.
+func (r *Result) callCarries(call *ast.CallExpr, idx int) bool {
+	sig, _ := r.info.TypeOf(call.Fun).Underlying().(*types.Signature)
+	if sig == nil || idx >= sig.Results().Len() || !analysisutil.IsError(sig.Results().At(idx).Type()) {
+		return false
+	}
+	return r.boundCall(call)
+}
+
+// MayCarryCancel reports whether the error expression e may carry the
+// cancellation of a context: context.Canceled or DeadlineExceeded, a cause,
+// or something wrapping them.
+func (r *Result) MayCarryCancel(e ast.Expr) bool {
+	e = ast.Unparen(e)
+	switch e := e.(type) {
+	case *ast.Ident:
+		if v, ok := r.info.ObjectOf(e).(*types.Var); ok {
+			return r.varCarriesAt(v, e.Pos())
+		}
+	case *ast.SelectorExpr:
+		if v, ok := r.info.ObjectOf(e.Sel).(*types.Var); ok && v.Pkg() != nil && v.Pkg().Path() == "context" &&
+			(v.Name() == "Canceled" || v.Name() == "DeadlineExceeded") {
+			return true
+		}
+	case *ast.CallExpr:
+		fn := analysisutil.Callee(r.info, e)
+		switch {
+		case fn == nil:
+		case analysisutil.IsMethod(fn, "context", "Context", "Err"),
+			analysisutil.IsFunc(fn, "context", "Cause"):
+			return true
+		case analysisutil.IsFunc(fn, "fmt", "Errorf"):
+			return r.errorfWraps(e)
+		case analysisutil.IsFunc(fn, "errors", "Join"):
+			for _, arg := range e.Args {
+				if r.MayCarryCancel(arg) {
+					return true
+				}
+			}
+			return false
+		case wrapper(fn):
+			return len(e.Args) > 0 && r.MayCarryCancel(e.Args[0])
+		}
+		return r.callCarries(e, 0) && singleResult(r.info, e)
+	}
+	return false
+}
+
+func singleResult(info *types.Info, call *ast.CallExpr) bool {
+	_, isTuple := info.TypeOf(call).(*types.Tuple)
+	return !isTuple
+}
+
+// wrapper reports whether fn wraps its first argument, keeping it reachable
+// through Unwrap (github.com/pkg/errors and friends).
+func wrapper(fn *types.Func) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	switch fn.Pkg().Path() {
+	case "github.com/pkg/errors":
+		switch fn.Name() {
+		case "Wrap", "Wrapf", "WithMessage", "WithMessagef", "WithStack":
+			return true
+		}
+	case "github.com/cockroachdb/errors":
+		switch fn.Name() {
+		case "Wrap", "Wrapf", "WithMessage", "WithMessagef", "WithStack", "WithDetail":
+			return true
+		}
+	}
+	return false
+}
+
+// errorfWraps reports whether a fmt.Errorf call wraps (with %w) an argument
+// that may carry cancellation.
+func (r *Result) errorfWraps(call *ast.CallExpr) bool {
+	verbs := WrapVerbs(r.info, call)
+	for i, arg := range call.Args[1:] {
+		if i < len(verbs) && verbs[i] == 'w' && r.MayCarryCancel(arg) {
+			return true
+		}
+	}
+	return false
+}
+
+// varCarriesAt reports whether the error variable v may hold cancellation at
+// pos: the nearest preceding assignment carries, or one of the assignments
+// since the last one that certainly executes on the way to pos.
+func (r *Result) varCarriesAt(v *types.Var, pos token.Pos) bool {
+	list := r.assigns[v]
+	i := sort.Search(len(list), func(i int) bool { return list[i].pos >= pos })
+	if i == 0 {
+		// No preceding assignment: a use in a closure declared before the
+		// assignment, a loop-carried value, or a parameter. Any assignment
+		// may have reached it.
+		for _, a := range list {
+			if a.carrier {
+				return true
+			}
+		}
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		a := list[j]
+		if a.carrier {
+			return true
+		}
+		if a.scope == nil || (a.scope.Pos() <= pos && pos < a.scope.End()) {
+			return false // this assignment dominates pos (absent goto)
+		}
+	}
+	return false
+}
+
+// BoundCall reports whether call is context-bound: it passes a context or an
+// *http.Request, or calls a function with the CarriesCancel fact.
+func (r *Result) BoundCall(call *ast.CallExpr) bool { return r.boundCall(call) }
+
+func (r *Result) boundCall(call *ast.CallExpr) bool {
+	fn := analysisutil.Callee(r.info, call)
+	if fn != nil {
+		if neverCarries(fn) {
+			return false
+		}
+		if r.local[fn] || r.pass.ImportObjectFact(fn.Origin(), new(CarriesCancel)) {
+			return true
+		}
+	}
+	for _, arg := range call.Args {
+		t := r.info.TypeOf(arg)
+		if analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// neverCarries lists functions that take a context but whose error can never
+// be a cancellation: they only validate their arguments.
+func neverCarries(fn *types.Func) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	switch fn.Pkg().Path() {
+	case "context":
+		return true
+	case "net/http":
+		return fn.Name() == "NewRequestWithContext"
+	case "errors", "fmt":
+		return true
+	}
+	return false
+}
+
+// ContextExprs returns the contexts in reach at f, nearest first.
+func (f *Func) ContextExprs() []string {
+	out := make([]string, len(f.Contexts))
+	for i, c := range f.Contexts {
+		out[i] = c.Expr
+	}
+	return out
+}

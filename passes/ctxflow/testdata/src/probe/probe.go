@@ -1,0 +1,70 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+type worker struct{ ctx context.Context }
+
+func fetch(ctx context.Context) error { return nil }
+
+func parse() error { return nil }
+
+func direct(ctx context.Context) error {
+	return ctx.Err() // want `carrier in direct with contexts \[ctx\]`
+}
+
+func handler(w http.ResponseWriter, r *http.Request) error {
+	err := fetch(r.Context())
+	return err // want `carrier in handler with contexts \[r.Context\(\)\]`
+}
+
+func (w *worker) run() error {
+	return context.Cause(w.ctx) // want `carrier in run with contexts \[w.ctx\]`
+}
+
+func joined(ctx context.Context) error {
+	return errors.Join(parse(), fetch(ctx)) // want `carrier in joined`
+}
+
+func folded(ctx context.Context) error {
+	return fmt.Errorf("x: %v", fetch(ctx))
+}
+
+func wrapped(ctx context.Context) error {
+	return fmt.Errorf("%[2]s: %[1]w", fetch(ctx), "op") // want `carrier in wrapped`
+}
+
+func branches(ctx context.Context, b bool) error {
+	err := parse()
+	if b {
+		err = fetch(ctx)
+	}
+	return err // want `carrier in branches`
+}
+
+func overwritten(ctx context.Context) error {
+	err := fetch(ctx)
+	if err != nil {
+		return nil
+	}
+	err = parse()
+	return err
+}
+
+func closure(ctx context.Context) func() error {
+	return func() error {
+		return fetch(ctx) // want `carrier in function literal with contexts \[ctx\]`
+	}
+}
+
+func sentinel() error {
+	return context.DeadlineExceeded // want `carrier in sentinel`
+}
+
+func request(ctx context.Context) (*http.Request, error) {
+	return http.NewRequestWithContext(ctx, "GET", "/", nil)
+}

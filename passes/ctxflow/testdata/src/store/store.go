@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+type Store struct{ ctx context.Context }
+
+// Wait holds its context in the receiver: its error carries cancellation.
+func (s *Store) Wait() error { // want Wait:"carriesCancel"
+	<-s.ctx.Done()
+	return s.ctx.Err()
+}
+
+// Load takes a context, so calls to it are context-bound without a fact.
+func Load(ctx context.Context, key string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// Flush wraps Wait with %w: still a carrier.
+func (s *Store) Flush() error { // want Flush:"carriesCancel"
+	if err := s.Wait(); err != nil {
+		return fmt.Errorf("flush: %w", err)
+	}
+	return nil
+}
+
+// Describe formats with %v: the identity is gone, no fact.
+func (s *Store) Describe() error {
+	err := s.Wait()
+	return fmt.Errorf("describe: %v", err)
+}
+
+// Parse never reaches a context.
+func Parse(s string) error {
+	if s == "" {
+		return errors.New("empty")
+	}
+	return nil
+}
+
+// Named uses a bare return of a named result.
+func (s *Store) Named() (err error) { // want Named:"carriesCancel"
+	err = s.Wait()
+	return
+}
+
+// Reassigned: the carrier is overwritten before the return.
+func (s *Store) Reassigned() error {
+	err := s.Wait()
+	_ = err
+	err = Parse("x")
+	return err
+}
