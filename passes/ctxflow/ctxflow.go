@@ -93,6 +93,9 @@ type Result struct {
 	assigns map[types.Object][]assign
 	pass    *analysis.Pass
 	local   map[*types.Func]bool // functions of this package that carry cancellation
+	// ctxAssigns lists the values assigned to local context variables (nil
+	// for a result of a tuple-valued call other than the first).
+	ctxAssigns map[types.Object][]ast.Expr
 }
 
 // assign is one assignment to an error variable.
@@ -139,6 +142,8 @@ func run(pass *analysis.Pass) (any, error) {
 		assigns: make(map[types.Object][]assign),
 		pass:    pass,
 		local:   make(map[*types.Func]bool),
+
+		ctxAssigns: make(map[types.Object][]ast.Expr),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
@@ -326,6 +331,17 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 		}
 		obj := r.info.ObjectOf(id)
 		v, ok := obj.(*types.Var)
+		if ok && analysisutil.IsContext(v.Type()) {
+			var val ast.Expr
+			switch {
+			case tuple && i == 0:
+				val = rhs[0]
+			case !tuple && i < len(rhs):
+				val = rhs[i]
+			}
+			r.ctxAssigns[v] = append(r.ctxAssigns[v], val)
+			continue
+		}
 		if !ok || !analysisutil.IsError(v.Type()) {
 			continue
 		}
@@ -369,7 +385,7 @@ func (r *Result) callCarries(call *ast.CallExpr, idx int) bool {
 	if sig == nil || idx >= sig.Results().Len() || !analysisutil.IsError(sig.Results().At(idx).Type()) {
 		return false
 	}
-	return r.boundCall(call)
+	return r.boundCall(call) && !r.detachedCall(call)
 }
 
 // MayCarryCancel reports whether the error expression e may carry the

@@ -1,0 +1,92 @@
+// Package swallowcancel defines an Analyzer that reports errors which may
+// carry a context's cancellation and are dropped or turned into success.
+//
+// # Analyzer swallowcancel
+//
+// swallowcancel: report cancellation errors that are dropped or turned into success
+//
+// When the caller's context is canceled, the errors of context-bound calls
+// (calls that pass a context or request, or that carry cancellation by a
+// fact) say so. Code that drops such an error, or maps it to nil, tells its
+// caller the work completed although it was abandoned half-way: a batch
+// reports success with half its items written, a loop keeps hammering a
+// backend with calls that fail at once, a shutdown is logged as a clean run.
+//
+// The check reports, for an error that may carry cancellation
+// (ctxflow's MayCarryCancel):
+//
+//   - a drop: `_ = f(ctx)`, `v, _ := f(ctx)`, or a bare `f(ctx)` statement,
+//     in a function that returns an error (a bare call that is the last
+//     statement of its function is not reported), or anywhere inside a loop
+//     over a collection;
+//   - a branch that tests the error and returns a nil error:
+//     `if err != nil { log(err); return nil }`;
+//   - a cancellation test mapped to success: `case <-ctx.Done(): return nil`,
+//     `if ctx.Err() != nil { return nil }`,
+//     `if errors.Is(err, context.Canceled) { return nil }`;
+//   - in a loop over a collection, a branch that only logs the error and
+//     goes on to the next item.
+//
+// Bad:
+//
+//	func (s *Syncer) SyncAll(ctx context.Context, ids []string) error {
+//		for _, id := range ids {
+//			if err := s.sync(ctx, id); err != nil {
+//				log.Printf("sync %s: %v", id, err)
+//			}
+//		}
+//		return nil
+//	}
+//
+// Good:
+//
+//	func (s *Syncer) SyncAll(ctx context.Context, ids []string) error {
+//		for _, id := range ids {
+//			if err := s.sync(ctx, id); err != nil {
+//				if err := ctx.Err(); err != nil {
+//					return err
+//				}
+//				log.Printf("sync %s: %v", id, err)
+//			}
+//		}
+//		return nil
+//	}
+//
+// Fixes: return the error (or ctx.Err()) with the function's zero values in
+// place of the nil; turn a dropped call into `if err := f(ctx); err != nil
+// { return ..., err }`; in a loop, insert `if err := ctx.Err(); err != nil
+// { return ..., err }` so the loop stops. When the package already uses the
+// reference runtime (github.com/cancelcheck/cancelcheck/rt), a second fix
+// uses stop.Err(ctx), which keeps both ctx.Err() and the cause.
+//
+// Not reported, because the code may end quietly on cancellation:
+//
+//   - functions of package main: there cancellation is the program's
+//     shutdown, and main treats it as a clean exit;
+//   - functions whose doc comment promises it: a sentence mentioning nil
+//     together with cancel, shutdown, stop, done, close, exit or the
+//     context ("Run returns nil when ctx is canceled"), or saying the work
+//     is best-effort; literals inside such functions inherit the contract;
+//   - literals run by (*errgroup.Group).Go: the group's Wait returns the
+//     error that canceled its context;
+//   - functions without an error result outside loops (an http handler
+//     whose client left has nothing to return);
+//   - a context held in a field or package variable (`case <-s.closed.Done()`
+//     reports the object's own end, a different contract), and contexts
+//     that cannot be canceled (context.Background(), WithoutCancel);
+//   - errors that are used in the branch other than by logging: returned,
+//     wrapped, stored, sent, passed to a function; and branches that test
+//     the context themselves (ctx.Err(), errors.Is(err, context.Canceled))
+//     or follow such a test of the same error;
+//   - dropped errors of cleanup calls (Close, Shutdown, Stop, Rollback,
+//     Release, Unlock, Abort, Cancel, Disconnect, Unsubscribe, Unregister,
+//     Cleanup; extend with the cleanup-calls setting) and drops on a path
+//     that returns another error;
+//   - loops that retry the same work (analysisutil.IsRetryLoop): retrycancel
+//     reports those; loops that test the context themselves;
+//   - _test.go files, unless the tests setting is on.
+//
+// To silence one finding, give a reason:
+//
+//	//cancelcheck:ignore swallowcancel shutdown path: the caller asked us to stop
+package swallowcancel

@@ -1,0 +1,257 @@
+package swallowcancel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// checkDrop handles a call whose results are discarded: a bare call
+// statement (as == nil) or an assignment whose error lands in _.
+func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.AssignStmt) {
+	sig, _ := s.info.TypeOf(call.Fun).Underlying().(*types.Signature)
+	if sig == nil {
+		return
+	}
+	idx := analysisutil.ErrorResult(sig)
+	if idx < 0 {
+		return
+	}
+	if as != nil {
+		lhs := as.Lhs
+		if sig.Results().Len() != len(lhs) {
+			return
+		}
+		if id, ok := lhs[idx].(*ast.Ident); !ok || id.Name != "_" {
+			return
+		}
+	}
+	if s.cleanup[calleeShortName(s.info, call)] || !s.res.CallMayCarryCancel(call, idx) {
+		return
+	}
+	f := s.res.Enclosing(cur)
+	if f == nil {
+		return
+	}
+	stmt := cur.Node().(ast.Stmt)
+	if loop := enclosingLoop(cur); loop != nil {
+		if analysisutil.IsRetryLoop(s.info, loop) || s.loopChecksCancel(loop) {
+			return // retrycancel's, or the loop stops by itself
+		}
+		ctx := s.ctxFor(f, call)
+		s.rep.Report(analysis.Diagnostic{
+			Pos: call.Pos(),
+			End: call.End(),
+			Message: fmt.Sprintf("the error of %s may carry the cancellation of %s and is dropped, so %s keeps calling it after %s is canceled",
+				calleeName(call), orCaller(ctx), describeLoop(loop), orCaller(ctx)),
+			SuggestedFixes: s.stopLoopFixes(f, ctx, stmt.End(), false),
+		})
+		return
+	}
+	if analysisutil.ErrorResult(f.Sig) < 0 || s.quiet[f] || s.onFailurePath(cur) {
+		return
+	}
+	if as == nil && isLastStmt(cur, f) {
+		return
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos: call.Pos(),
+		End: call.End(),
+		Message: fmt.Sprintf("the error of %s may carry the caller's cancellation and is dropped, so %s goes on and can return success after its context is canceled",
+			calleeName(call), f.Name()),
+		SuggestedFixes: s.returnDropFixes(cur, f, call, as, idx),
+	})
+}
+
+func orCaller(ctx string) string {
+	if ctx == "" {
+		return "the caller's context"
+	}
+	return ctx
+}
+
+// onFailurePath reports whether the statement at cur sits in a block that
+// ends by returning a non-nil error: a secondary error dropped while the
+// primary one is propagated is not swallowed.
+func (s *state) onFailurePath(cur inspector.Cursor) bool {
+	blk, ok := cur.Parent().Node().(*ast.BlockStmt)
+	if !ok || len(blk.List) == 0 {
+		return false
+	}
+	ret, ok := blk.List[len(blk.List)-1].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) == 0 {
+		return false
+	}
+	last := ret.Results[len(ret.Results)-1]
+	return !isNilExpr(s.info, last) && analysisutil.IsError(s.info.TypeOf(last))
+}
+
+// isLastStmt reports whether the statement at cur is the last one its
+// function runs: nothing follows it in any enclosing block.
+func isLastStmt(cur inspector.Cursor, f *ctxflow.Func) bool {
+	for c := cur; c.Node() != f.Body; c = c.Parent() {
+		switch p := c.Parent().Node().(type) {
+		case *ast.BlockStmt:
+			if p.List[len(p.List)-1] != c.Node() {
+				return false
+			}
+		case *ast.ForStmt, *ast.RangeStmt:
+			return false
+		}
+	}
+	return true
+}
+
+func isNilExpr(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.IsNil()
+}
+
+// stopLoopFixes returns fixes that insert, at pos, a test that stops the
+// loop once ctx has ended: by returning its error when f returns one, or
+// plainly when f returns nothing. inBlock says pos is just after a '{'.
+func (s *state) stopLoopFixes(f *ctxflow.Func, ctx string, pos token.Pos, inBlock bool) []analysis.SuggestedFix {
+	if ctx == "" {
+		return nil
+	}
+	file := analysisutil.FileOf(s.pass, pos)
+	if file == nil {
+		return nil
+	}
+	indent := s.indentAt(pos)
+	if inBlock {
+		indent += "\t"
+	}
+	build := func(test, errExpr string) (string, bool) {
+		if f.Sig.Results().Len() == 0 {
+			return fmt.Sprintf("\n%sif %s != nil {\n%s\treturn\n%s}", indent, test, indent, indent), true
+		}
+		ret, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, errExpr)
+		if !ok {
+			return "", false
+		}
+		return fmt.Sprintf("\n%sif err := %s; err != nil {\n%s\t%s\n%s}", indent, test, indent, ret, indent), true
+	}
+	var fixes []analysis.SuggestedFix
+	if text, ok := build(ctx+".Err()", "err"); ok {
+		fixes = append(fixes, analysis.SuggestedFix{
+			Message:   "Stop the loop when the context ends",
+			TextEdits: []analysis.TextEdit{{Pos: pos, End: pos, NewText: []byte(text)}},
+		})
+	}
+	if s.rt && len(fixes) > 0 {
+		name, edits := analysisutil.AddImport(s.info, file, pos, ctxflow.RuntimeModule+"/stop")
+		if text, ok := build(name+".Err("+ctx+")", "err"); ok {
+			fixes = append(fixes, analysis.SuggestedFix{
+				Message:   "Stop the loop with stop.Err when the context ends",
+				TextEdits: append([]analysis.TextEdit{{Pos: pos, End: pos, NewText: []byte(text)}}, edits...),
+			})
+		}
+	}
+	return fixes
+}
+
+// returnDropFixes turns a dropped error into a returned one:
+//
+//	f(ctx)  /  _ = f(ctx)   ->  if err := f(ctx); err != nil { return ..., err }
+//	v, _ := f(ctx)          ->  v, err := f(ctx); if err != nil { return ..., err }
+func (s *state) returnDropFixes(cur inspector.Cursor, f *ctxflow.Func, call *ast.CallExpr, as *ast.AssignStmt, idx int) []analysis.SuggestedFix {
+	file := analysisutil.FileOf(s.pass, call.Pos())
+	if file == nil {
+		return nil
+	}
+	ret, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, "err")
+	if !ok {
+		return nil
+	}
+	stmt := cur.Node().(ast.Stmt)
+	indent := s.indentAt(stmt.Pos())
+	src := s.source(call)
+	if src == "" {
+		return nil
+	}
+	// err must be free or an error variable where it is used.
+	if _, obj := s.scopeAt(file, stmt.Pos()).LookupParent("err", stmt.Pos()); obj != nil {
+		if v, ok := obj.(*types.Var); !ok || !analysisutil.IsErrorInterface(v.Type()) {
+			return nil
+		}
+	} else if as != nil && as.Tok == token.ASSIGN && len(as.Lhs) > 1 {
+		return nil // v, err = f(ctx) needs err declared
+	}
+	var text string
+	if as == nil || len(as.Lhs) == 1 {
+		text = fmt.Sprintf("if err := %s; err != nil {\n%s\t%s\n%s}", src, indent, ret, indent)
+	} else {
+		lhs := make([]string, len(as.Lhs))
+		for i, l := range as.Lhs {
+			lhs[i] = types.ExprString(l)
+		}
+		lhs[idx] = "err"
+		text = fmt.Sprintf("%s %s %s\n%sif err != nil {\n%s\t%s\n%s}", join(lhs), as.Tok, src, indent, indent, ret, indent)
+	}
+	return []analysis.SuggestedFix{{
+		Message:   "Return the error",
+		TextEdits: []analysis.TextEdit{{Pos: stmt.Pos(), End: stmt.End(), NewText: []byte(text)}},
+	}}
+}
+
+func join(parts []string) string {
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += ", "
+		}
+		out += p
+	}
+	return out
+}
+
+func (s *state) scopeAt(file *ast.File, pos token.Pos) *types.Scope {
+	scope := s.info.Scopes[file]
+	if inner := scope.Innermost(pos); inner != nil {
+		return inner
+	}
+	return scope
+}
+
+// source returns the text of n as written.
+func (s *state) source(n ast.Node) string {
+	tf := s.pass.Fset.File(n.Pos())
+	if tf == nil {
+		return ""
+	}
+	if s.pass.ReadFile == nil {
+		return ""
+	}
+	src, err := s.pass.ReadFile(tf.Name())
+	if err != nil {
+		return ""
+	}
+	start, end := tf.Offset(n.Pos()), tf.Offset(n.End())
+	if end > len(src) {
+		return ""
+	}
+	return string(src[start:end])
+}
+
+func (s *state) indentAt(pos token.Pos) string {
+	tf := s.pass.Fset.File(pos)
+	if tf == nil {
+		return ""
+	}
+	if s.pass.ReadFile == nil {
+		return ""
+	}
+	src, err := s.pass.ReadFile(tf.Name())
+	if err != nil {
+		return ""
+	}
+	return analysisutil.Indent(s.pass.Fset, src, pos)
+}

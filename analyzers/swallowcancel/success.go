@@ -1,0 +1,252 @@
+package swallowcancel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// checkIf handles the three shapes of an if statement that turns
+// cancellation into success:
+//
+//	if ctx.Err() != nil { return nil }                 (a cancellation test mapped to nil)
+//	if err != nil { ...; return nil }                  (a carrier mapped to nil)
+//	for _, x := range xs { if err != nil { log(err) } } (logged and continued)
+func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
+	f := s.res.Enclosing(cur)
+	if f == nil || len(n.Body.List) == 0 && n.Else == nil {
+		return
+	}
+	if t, ok := s.res.CancelTestOf(n.Cond); ok {
+		s.checkCancelTest(f, n, t)
+		return
+	}
+	errVar, errExpr := s.testedCarrier(n.Cond)
+	if errVar == nil || s.res.ChecksCancel(n.Cond) || s.res.ChecksCancel(n.Body) {
+		return
+	}
+	if analysisutil.UsedOutsideLogs(s.info, n.Body, errVar) || s.checkedBefore(cur, errVar) {
+		return
+	}
+	last := lastStmt(n.Body)
+	if ret, ok := last.(*ast.ReturnStmt); ok {
+		idx := analysisutil.ErrorResult(f.Sig)
+		if idx < 0 || s.quiet[f] || !returnsNilError(s.info, f, ret, idx) {
+			return
+		}
+		var fixes []analysis.SuggestedFix
+		if len(ret.Results) == f.Sig.Results().Len() {
+			fixes = []analysis.SuggestedFix{{
+				Message:   "Return the error",
+				TextEdits: []analysis.TextEdit{{Pos: ret.Results[idx].Pos(), End: ret.Results[idx].End(), NewText: []byte(errExpr.Name)}},
+			}}
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos: n.Pos(),
+			End: n.Cond.End(),
+			Message: fmt.Sprintf("%s may carry the cancellation of %s and this branch returns a nil error instead, so callers see success after it is canceled",
+				errExpr.Name, orCaller(s.ctxFor(f, nil))),
+			Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the error becomes nil here"}},
+			SuggestedFixes: fixes,
+		})
+		return
+	}
+	if n.Else != nil || endsFlow(last) {
+		return
+	}
+	// The branch logs (or ignores) the error and carries on: in a loop over
+	// a collection that means working on after cancellation.
+	loop := enclosingLoop(cur)
+	if loop == nil || analysisutil.IsRetryLoop(s.info, loop) || s.loopChecksCancel(loop) {
+		return
+	}
+	ctx := s.ctxFor(f, nil)
+	s.rep.Report(analysis.Diagnostic{
+		Pos: n.Pos(),
+		End: n.Cond.End(),
+		Message: fmt.Sprintf("%s may carry the cancellation of %s and is only logged, so %s goes on after cancellation and fails once per remaining item",
+			errExpr.Name, orCaller(ctx), describeLoop(loop)),
+		SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
+	})
+}
+
+// testedCarrier returns the error variable tested by `err != nil` (alone or
+// in a conjunction) when it may carry cancellation at the test.
+func (s *state) testedCarrier(cond ast.Expr) (*types.Var, *ast.Ident) {
+	c, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok {
+		return nil, nil
+	}
+	switch c.Op {
+	case token.LAND:
+		if v, id := s.testedCarrier(c.X); v != nil {
+			return v, id
+		}
+		return s.testedCarrier(c.Y)
+	case token.NEQ:
+		x, y := c.X, c.Y
+		if isNilExpr(s.info, x) {
+			x, y = y, x
+		}
+		id, ok := ast.Unparen(x).(*ast.Ident)
+		if !ok || !isNilExpr(s.info, y) {
+			return nil, nil
+		}
+		v, ok := s.info.ObjectOf(id).(*types.Var)
+		if !ok || !analysisutil.IsError(v.Type()) || !s.res.MayCarryCancel(id) {
+			return nil, nil
+		}
+		return v, id
+	}
+	return nil, nil
+}
+
+// checkedBefore reports whether an earlier if statement of the same block
+// tests v for cancellation (errors.Is(v, context.Canceled) ...): the
+// remaining errors are then handled deliberately.
+func (s *state) checkedBefore(cur inspector.Cursor, v *types.Var) bool {
+	for c, ok := cur.PrevSibling(); ok; c, ok = c.PrevSibling() {
+		if is, ok := c.Node().(*ast.IfStmt); ok && analysisutil.ReferencesObject(s.info, is.Cond, v) && s.res.ChecksCancel(is.Cond) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCancelTest reports `if <cancellation test> { return nil }`.
+func (s *state) checkCancelTest(f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest) {
+	if t.Ctx != nil && !s.ctxOwned(t.Ctx) {
+		return
+	}
+	ret, ok := lastStmt(n.Body).(*ast.ReturnStmt)
+	idx := analysisutil.ErrorResult(f.Sig)
+	if !ok || idx < 0 || s.quiet[f] || s.groupGoroutine(f) || !returnsNilError(s.info, f, ret, idx) {
+		return
+	}
+	var errText, what string
+	switch {
+	case t.Err != nil:
+		errText = types.ExprString(t.Err)
+		what = errText + " is a cancellation"
+	default:
+		errText = types.ExprString(t.Ctx) + ".Err()"
+		what = types.ExprString(t.Ctx) + " has ended"
+	}
+	var fixes []analysis.SuggestedFix
+	if len(ret.Results) == f.Sig.Results().Len() {
+		fixes = append(fixes, analysis.SuggestedFix{
+			Message:   "Return the error",
+			TextEdits: []analysis.TextEdit{{Pos: ret.Results[idx].Pos(), End: ret.Results[idx].End(), NewText: []byte(errText)}},
+		})
+		if t.Ctx != nil && t.Err == nil {
+			fixes = append(fixes, s.stopErrFix(ret.Results[idx], t.Ctx)...)
+		}
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos:            n.Pos(),
+		End:            n.Cond.End(),
+		Message:        fmt.Sprintf("when %s this branch returns a nil error, so %s reports success for work that was canceled", what, f.Name()),
+		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
+		SuggestedFixes: fixes,
+	})
+}
+
+// checkDone reports `case <-ctx.Done(): return nil` in a function that
+// returns an error.
+func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
+	if cc.Comm == nil {
+		return
+	}
+	x := s.res.DoneContext(cc.Comm)
+	if x == nil || !s.ctxOwned(x) || s.res.Detached(x) {
+		return
+	}
+	f := s.res.Enclosing(cur)
+	if f == nil {
+		return
+	}
+	idx := analysisutil.ErrorResult(f.Sig)
+	if idx < 0 || s.quiet[f] || s.groupGoroutine(f) {
+		return
+	}
+	for _, st := range cc.Body {
+		ret, ok := st.(*ast.ReturnStmt)
+		if !ok || !returnsNilError(s.info, f, ret, idx) {
+			continue
+		}
+		ctx := types.ExprString(x)
+		var fixes []analysis.SuggestedFix
+		if len(ret.Results) == f.Sig.Results().Len() {
+			fixes = append(fixes, analysis.SuggestedFix{
+				Message:   "Return the context's error",
+				TextEdits: []analysis.TextEdit{{Pos: ret.Results[idx].Pos(), End: ret.Results[idx].End(), NewText: []byte(ctx + ".Err()")}},
+			})
+			fixes = append(fixes, s.stopErrFix(ret.Results[idx], x)...)
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos:            ret.Pos(),
+			End:            ret.End(),
+			Message:        fmt.Sprintf("%s returns a nil error when %s is done, so callers see success for work that was canceled", f.Name(), ctx),
+			SuggestedFixes: fixes,
+		})
+	}
+}
+
+// stopErrFix replaces the nil at e with stop.Err(ctx) when the package
+// already uses the runtime.
+func (s *state) stopErrFix(e ast.Expr, ctx ast.Expr) []analysis.SuggestedFix {
+	if !s.rt {
+		return nil
+	}
+	file := analysisutil.FileOf(s.pass, e.Pos())
+	if file == nil {
+		return nil
+	}
+	name, edits := analysisutil.AddImport(s.info, file, e.Pos(), ctxflow.RuntimeModule+"/stop")
+	return []analysis.SuggestedFix{{
+		Message:   "Return stop.Err of the context",
+		TextEdits: append([]analysis.TextEdit{{Pos: e.Pos(), End: e.End(), NewText: []byte(name + ".Err(" + types.ExprString(ctx) + ")")}}, edits...),
+	}}
+}
+
+// returnsNilError reports whether ret returns a nil error in result idx of
+// f: `return ..., nil`, or a bare return while a named error result is nil
+// is not tracked and counts as no.
+func returnsNilError(info *types.Info, f *ctxflow.Func, ret *ast.ReturnStmt, idx int) bool {
+	if len(ret.Results) != f.Sig.Results().Len() {
+		return false
+	}
+	return isNilExpr(info, ret.Results[idx])
+}
+
+func lastStmt(b *ast.BlockStmt) ast.Stmt {
+	if b == nil || len(b.List) == 0 {
+		return nil
+	}
+	return b.List[len(b.List)-1]
+}
+
+// endsFlow reports whether st leaves the enclosing block for good: a
+// return, a break or goto, or a panic.
+func endsFlow(st ast.Stmt) bool {
+	switch st := st.(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return st.Tok == token.BREAK || st.Tok == token.GOTO
+	case *ast.ExprStmt:
+		if call, ok := st.X.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,299 @@
+package swallowcancel
+
+import (
+	_ "embed"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"regexp"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+//go:embed doc.go
+var doc string
+
+// Config is the check's configuration; the zero value is the default.
+type Config struct {
+	// CleanupCalls adds names of functions and methods whose dropped error
+	// is never reported, to the built-in list (Close, Shutdown, Stop,
+	// Rollback, Release, Unlock, ...).
+	CleanupCalls []string `json:"cleanup-calls"`
+	// Tests also reports findings in _test.go files.
+	Tests bool `json:"tests"`
+}
+
+// New returns the check bound to cfg.
+func New(cfg Config) *analysis.Analyzer {
+	c := &checker{cfg: cfg, cleanup: make(map[string]bool)}
+	for _, n := range defaultCleanup {
+		c.cleanup[n] = true
+	}
+	for _, n := range cfg.CleanupCalls {
+		c.cleanup[n] = true
+	}
+	return &analysis.Analyzer{
+		Name:     "swallowcancel",
+		Doc:      analysisutil.MustExtractDoc(doc, "swallowcancel"),
+		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/swallowcancel.md",
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
+		Run:      c.run,
+	}
+}
+
+// Analyzer is the check with the default configuration.
+var Analyzer = New(Config{})
+
+// defaultCleanup names calls that release or tear down: their error is
+// routinely dropped on the way out and never decides success.
+var defaultCleanup = []string{
+	"Close", "CloseSend", "CloseWithError", "Shutdown", "Stop", "Rollback", "Release",
+	"Unlock", "Abort", "Cancel", "Disconnect", "Unsubscribe", "Unregister", "Cleanup",
+}
+
+type checker struct {
+	cfg     Config
+	cleanup map[string]bool // read-only after New
+}
+
+// state is one run of the check on one package.
+type state struct {
+	*checker
+	pass  *analysis.Pass
+	res   *ctxflow.Result
+	rep   *analysisutil.Reporter
+	info  *types.Info
+	quiet map[*ctxflow.Func]bool
+	group map[ast.Node]bool // literals run by an errgroup.Group
+	rt    bool
+}
+
+func (c *checker) run(pass *analysis.Pass) (any, error) {
+	res := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
+	if !res.ImportsContext {
+		return nil, nil
+	}
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	s := &state{
+		checker: c,
+		pass:    pass,
+		res:     res,
+		rep:     analysisutil.NewReporter(pass),
+		info:    pass.TypesInfo,
+		quiet:   make(map[*ctxflow.Func]bool),
+		rt:      res.ImportsRuntime(),
+		group:   groupLiterals(ins, pass.TypesInfo),
+	}
+	for _, f := range res.Funcs {
+		s.quiet[f] = s.mayEndQuietly(f)
+	}
+	filter := []ast.Node{(*ast.ExprStmt)(nil), (*ast.AssignStmt)(nil), (*ast.IfStmt)(nil), (*ast.CommClause)(nil)}
+	for cur := range ins.Root().Preorder(filter...) {
+		if !c.cfg.Tests && s.inTest(cur.Node().Pos()) {
+			continue
+		}
+		switch n := cur.Node().(type) {
+		case *ast.ExprStmt:
+			if call, ok := ast.Unparen(n.X).(*ast.CallExpr); ok {
+				s.checkDrop(cur, call, nil)
+			}
+		case *ast.AssignStmt:
+			if call, ok := droppedCall(n); ok {
+				s.checkDrop(cur, call, n)
+			}
+		case *ast.IfStmt:
+			s.checkIf(cur, n)
+		case *ast.CommClause:
+			s.checkDone(cur, n)
+		}
+	}
+	s.rep.Finish()
+	return nil, nil
+}
+
+func (s *state) inTest(pos token.Pos) bool {
+	return strings.HasSuffix(s.pass.Fset.File(pos).Name(), "_test.go")
+}
+
+// quietDoc matches a doc comment sentence that promises a nil error when
+// the work is stopped: "Run returns nil when ctx is canceled", "returns nil
+// on shutdown", "errors are ignored (best effort)".
+var (
+	quietEnd  = regexp.MustCompile(`(?i)\b(cancel\w*|shut ?down\w*|stop\w*|done|context|ctx|exit\w*|terminat\w*|clos\w*|graceful\w*)\b`)
+	quietNil  = regexp.MustCompile(`\bnil\b`)
+	bestEffor = regexp.MustCompile(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
+)
+
+// mayEndQuietly reports whether f may end without an error on
+// cancellation by contract: it is in package main (cancellation is the
+// program's shutdown), its doc comment says it returns nil when stopped or
+// works best-effort, it is a goroutine of an errgroup.Group (the group
+// reports the first error), or it is a literal inside such a function.
+func (s *state) mayEndQuietly(f *ctxflow.Func) bool {
+	if s.pass.Pkg.Name() == "main" {
+		return true
+	}
+	if d, ok := f.Node.(*ast.FuncDecl); ok && d.Doc != nil {
+		text := strings.ReplaceAll(d.Doc.Text(), "\n", " ")
+		if bestEffor.MatchString(text) {
+			return true
+		}
+		for _, sentence := range strings.Split(text, ". ") {
+			if quietNil.MatchString(sentence) && quietEnd.MatchString(sentence) {
+				return true
+			}
+		}
+	}
+	if f.Parent != nil {
+		if q, ok := s.quiet[f.Parent]; ok && q {
+			return true
+		}
+	}
+	return false
+}
+
+// groupGoroutine reports whether f is a literal passed to
+// (*errgroup.Group).Go or TryGo: returning nil there on cancellation is the
+// group's idiom, since Wait reports the error that canceled the group.
+func (s *state) groupGoroutine(f *ctxflow.Func) bool { return s.group[f.Node] }
+
+// groupLiterals returns the function literals passed to errgroup's Go.
+func groupLiterals(ins *inspector.Inspector, info *types.Info) map[ast.Node]bool {
+	out := make(map[ast.Node]bool)
+	for cur := range ins.Root().Preorder((*ast.CallExpr)(nil)) {
+		call := cur.Node().(*ast.CallExpr)
+		if len(call.Args) != 1 {
+			continue
+		}
+		lit, ok := ast.Unparen(call.Args[0]).(*ast.FuncLit)
+		if !ok {
+			continue
+		}
+		fn := analysisutil.Callee(info, call)
+		if analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "Go") ||
+			analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "TryGo") {
+			out[lit] = true
+		}
+	}
+	return out
+}
+
+// droppedCall returns the call of `_ = f(ctx)`, `_, _ = f(ctx)` or
+// `v, _ := f(ctx)` when the error result is the one assigned to _.
+func droppedCall(as *ast.AssignStmt) (*ast.CallExpr, bool) {
+	if len(as.Rhs) != 1 || (as.Tok != token.ASSIGN && as.Tok != token.DEFINE) {
+		return nil, false
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	return call, ok
+}
+
+// enclosingLoop returns the innermost for or range statement around cur
+// within its function, or nil.
+func enclosingLoop(cur inspector.Cursor) ast.Stmt {
+	for e := range cur.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
+		if e.Node() == cur.Node() {
+			continue
+		}
+		switch n := e.Node().(type) {
+		case *ast.ForStmt:
+			return n
+		case *ast.RangeStmt:
+			return n
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// loopChecksCancel reports whether a loop tests for the end of a context in
+// its condition or body, so it stops on cancellation by itself.
+func (s *state) loopChecksCancel(loop ast.Stmt) bool {
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		return (l.Cond != nil && s.res.ChecksCancel(l.Cond)) || s.res.ChecksCancel(l.Body)
+	case *ast.RangeStmt:
+		return s.res.ChecksCancel(l.Body)
+	}
+	return false
+}
+
+func loopBody(loop ast.Stmt) *ast.BlockStmt {
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		return l.Body
+	case *ast.RangeStmt:
+		return l.Body
+	}
+	return nil
+}
+
+// describeLoop names what a loop walks, for messages.
+func describeLoop(loop ast.Stmt) string {
+	if r, ok := loop.(*ast.RangeStmt); ok {
+		return "the loop over " + types.ExprString(r.X)
+	}
+	return "the loop"
+}
+
+// ctxFor returns the context expression to test in a fix inside f: the
+// context call passes, when it is a plain name or field, else the nearest
+// context in reach of f; "" when there is none.
+func (s *state) ctxFor(f *ctxflow.Func, call *ast.CallExpr) string {
+	if call != nil {
+		for _, arg := range call.Args {
+			if !analysisutil.IsContext(s.info.TypeOf(arg)) || s.res.Detached(arg) {
+				continue
+			}
+			switch a := ast.Unparen(arg).(type) {
+			case *ast.Ident:
+				return a.Name
+			case *ast.SelectorExpr:
+				if _, ok := a.X.(*ast.Ident); ok {
+					return types.ExprString(a)
+				}
+			}
+		}
+	}
+	if len(f.Contexts) > 0 {
+		return f.Contexts[0].Expr
+	}
+	return ""
+}
+
+// ctxOwned reports whether the context expression x belongs to the
+// function's caller: a parameter (or r.Context() of a request parameter) or
+// a local variable, not a field or package variable. A context held by a
+// receiver ends when the object closes, a different contract.
+func (s *state) ctxOwned(x ast.Expr) bool {
+	switch x := ast.Unparen(x).(type) {
+	case *ast.Ident:
+		v, ok := s.info.ObjectOf(x).(*types.Var)
+		return ok && !v.IsField() && v.Parent() != nil && v.Parent() != v.Pkg().Scope()
+	case *ast.CallExpr:
+		sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+		return ok && analysisutil.IsHTTPRequest(s.info.TypeOf(sel.X)) && sel.Sel.Name == "Context"
+	}
+	return false
+}
+
+func calleeName(call *ast.CallExpr) string {
+	return types.ExprString(call.Fun)
+}
+
+func calleeShortName(info *types.Info, call *ast.CallExpr) string {
+	if fn := analysisutil.Callee(info, call); fn != nil {
+		return fn.Name()
+	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		return sel.Sel.Name
+	}
+	return ""
+}

@@ -1,0 +1,415 @@
+package a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+
+	"golang.org/x/sync/errgroup"
+	"store"
+)
+
+var errs []error
+
+func parse(s string) error { return nil }
+
+// ---- drops ----
+
+func dropAssign(ctx context.Context, k string) error {
+	_ = store.Put(ctx, k, "v") // want `the error of store.Put may carry the caller's cancellation and is dropped, so dropAssign goes on`
+	return nil
+}
+
+func dropTuple(ctx context.Context, k string) (string, error) {
+	v, _ := store.Get(ctx, k) // want `the error of store.Get may carry the caller's cancellation and is dropped`
+	return v, nil
+}
+
+func dropBare(ctx context.Context, k string) error {
+	store.Put(ctx, k, "v") // want `the error of store.Put may carry`
+	log.Printf("stored %s", k)
+	return nil
+}
+
+func dropFact(c *store.Conn) error {
+	c.Wait() // want `the error of c.Wait may carry`
+	return nil
+}
+
+func dropInLoop(ctx context.Context, keys []string) {
+	for _, k := range keys {
+		_ = store.Put(ctx, k, "v") // want `the error of store.Put may carry the cancellation of ctx and is dropped, so the loop over keys keeps calling it after ctx is canceled`
+	}
+}
+
+func dropBareInLoop(ctx context.Context, keys []string) int {
+	n := 0
+	for i := 0; i < len(keys); i++ {
+		store.Put(ctx, keys[i], "v") // want `the loop keeps calling it`
+		n++
+	}
+	return n
+}
+
+// NEGATIVES for drops.
+
+func dropLast(ctx context.Context, k string) {
+	store.Put(ctx, k, "v") // no error result, last statement: nothing to swallow
+}
+
+func noErrorResult(w http.ResponseWriter, r *http.Request) {
+	_ = store.Put(r.Context(), "k", "v") // an http handler has no error to return
+	w.WriteHeader(http.StatusOK)
+}
+
+func dropCleanup(ctx context.Context, c *store.Conn) error {
+	_ = c.Close(ctx)
+	return nil
+}
+
+func dropDetached(ctx context.Context, k string) error {
+	_ = store.Put(context.WithoutCancel(ctx), k, "v")
+	bg := context.Background()
+	_ = store.Put(bg, k, "v")
+	return nil
+}
+
+func dropNotBound(k string) error {
+	_ = parse(k)
+	return nil
+}
+
+func dropOnFailurePath(ctx context.Context, k string) error {
+	if err := parse(k); err != nil {
+		_ = store.Put(ctx, "failed", k)
+		return fmt.Errorf("parse: %w", err)
+	}
+	return nil
+}
+
+func dropRetryLoop(ctx context.Context) {
+	for {
+		_ = store.Put(ctx, "k", "v") // retrycancel's
+	}
+}
+
+func dropLoopChecksCtx(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		_ = store.Put(ctx, k, "v")
+	}
+	return nil
+}
+
+func dropInGoroutine(ctx context.Context) {
+	go func() {
+		_ = store.Put(ctx, "k", "v")
+	}()
+}
+
+func dropDeferred(ctx context.Context) error {
+	defer store.Put(ctx, "k", "v")
+	return nil
+}
+
+// ---- turned into success ----
+
+func nilOnError(ctx context.Context, k string) (string, error) {
+	v, err := store.Get(ctx, k)
+	if err != nil { // want `err may carry the cancellation of ctx and this branch returns a nil error instead`
+		return "", nil
+	}
+	return v, nil
+}
+
+func loggedThenNil(ctx context.Context, k string) error {
+	if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and this branch returns a nil error`
+		log.Printf("put %s: %v", k, err)
+		return nil
+	}
+	return nil
+}
+
+func doneNil(ctx context.Context, ch <-chan int) error {
+	select {
+	case <-ctx.Done():
+		return nil // want `doneNil returns a nil error when ctx is done, so callers see success for work that was canceled`
+	case v := <-ch:
+		return parse(fmt.Sprint(v))
+	}
+}
+
+func doneNilTuple(ctx context.Context, ch <-chan int) (int, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return 0, nil // want `doneNilTuple returns a nil error when ctx is done`
+		case v := <-ch:
+			if v > 0 {
+				return v, nil
+			}
+		}
+	}
+}
+
+func errNilCheck(ctx context.Context) error {
+	if ctx.Err() != nil { // want `when ctx has ended this branch returns a nil error, so errNilCheck reports success`
+		return nil
+	}
+	return store.Put(ctx, "k", "v")
+}
+
+func isCanceledNil(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if errors.Is(err, context.Canceled) { // want `when err is a cancellation this branch returns a nil error`
+		return nil
+	}
+	return err
+}
+
+func eitherNil(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) { // want `when err is a cancellation`
+		return nil
+	}
+	return err
+}
+
+func (s *server) literal(ctx context.Context) func() error {
+	return func() error {
+		select {
+		case <-ctx.Done():
+			return nil // want `function literal returns a nil error when ctx is done`
+		default:
+			return nil
+		}
+	}
+}
+
+// ---- logged and continued in a loop over a collection ----
+
+func logAndContinue(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so the loop over keys goes on after cancellation`
+			log.Printf("put %s: %v", k, err)
+			continue
+		}
+	}
+	return nil
+}
+
+func logAndFallThrough(ctx context.Context, m map[string]string) {
+	for k, v := range m {
+		err := store.Put(ctx, k, v)
+		if err != nil { // want `the loop over m goes on after cancellation`
+			log.Println(err)
+		}
+	}
+}
+
+// NEGATIVES for success.
+
+type server struct {
+	ctx context.Context
+}
+
+func returned(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		log.Printf("put: %v", err)
+		return err
+	}
+	return nil
+}
+
+func wrappedReturn(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		return fmt.Errorf("put: %w", err)
+	}
+	return nil
+}
+
+func stored(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sent(ctx context.Context, keys []string, out chan<- error) {
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			out <- err
+		}
+	}
+}
+
+func notCarrier(k string) error {
+	if err := parse(k); err != nil {
+		return nil
+	}
+	return nil
+}
+
+func checkedFirst(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if err != nil {
+		return nil // other errors are tolerated
+	}
+	return nil
+}
+
+func checkedInside(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return nil
+	}
+	return nil
+}
+
+func notCanceled(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func deadlineOnlyNil(ctx context.Context) error {
+	if errors.Is(store.Put(ctx, "k", "v"), context.DeadlineExceeded) == false {
+		return nil
+	}
+	return nil
+}
+
+func doneReturnsErr(ctx context.Context, ch <-chan int) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch:
+		return nil
+	}
+}
+
+func (s *server) fieldDone(ch <-chan int) error {
+	select {
+	case <-s.ctx.Done():
+		return nil // the server's own lifetime ended: it is closed
+	case <-ch:
+		return nil
+	}
+}
+
+// Run serves until ctx is canceled; it returns nil when ctx is canceled.
+func Run(ctx context.Context, ch <-chan int) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ch:
+		}
+	}
+}
+
+// Serve accepts work. On shutdown it returns nil.
+func (s *server) Serve(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// Warm fills the cache on a best-effort basis.
+func Warm(ctx context.Context, k string) error {
+	if _, err := store.Get(ctx, k); err != nil {
+		return nil
+	}
+	return nil
+}
+
+func group(ctx context.Context, ch <-chan int) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ch:
+			return nil
+		}
+	})
+	return g.Wait()
+}
+
+func noErrResultDone(ctx context.Context, ch <-chan int) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-ch:
+	}
+}
+
+func handlerLoop(w http.ResponseWriter, r *http.Request) {
+	if err := store.Put(r.Context(), "k", "v"); err != nil {
+		log.Printf("client left: %v", err)
+		return
+	}
+}
+
+func detachedDone(ch <-chan int) error {
+	ctx := context.Background()
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-ch:
+		return nil
+	}
+}
+
+func breakOut(ctx context.Context, keys []string) error {
+	var last error
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			log.Print(err)
+			break
+		}
+	}
+	return last
+}
+
+func retryLoopLogged(ctx context.Context) {
+	for attempt := 0; attempt < 3; attempt++ {
+		if err := store.Put(ctx, "k", "v"); err != nil {
+			log.Print(err) // retrycancel's
+		}
+	}
+}
+
+func loopWithSelect(ctx context.Context, keys []string) {
+	for _, k := range keys {
+		select {
+		case <-ctx.Done():
+			return
+		default:
+		}
+		if err := store.Put(ctx, k, "v"); err != nil {
+			log.Print(err)
+		}
+	}
+}
+
+func ignored(ctx context.Context) error {
+	//cancelcheck:ignore swallowcancel the audit write is optional
+	_ = store.Put(ctx, "audit", "v")
+	return nil
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log"
+
+	"store"
+)
+
+// run treats cancellation (a signal) as a clean shutdown.
+func run(ctx context.Context, ch <-chan int) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ch:
+			if err := store.Put(ctx, "k", "v"); errors.Is(err, context.Canceled) {
+				return nil
+			}
+		}
+	}
+}
+
+func main() {
+	if err := run(context.Background(), nil); err != nil {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,326 @@
+package ctxflow
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// CallMayCarryCancel reports whether result idx of call is an error that may
+// carry cancellation: the call is context-bound and not every context it is
+// given is detached (see Detached).
+func (r *Result) CallMayCarryCancel(call *ast.CallExpr, idx int) bool {
+	return r.callCarries(call, idx)
+}
+
+// detachedCall reports whether every context or request call passes is
+// detached, so that its error cannot carry a caller's cancellation. Calls
+// that carry cancellation by a fact (a receiver context) are never detached.
+func (r *Result) detachedCall(call *ast.CallExpr) bool {
+	if fn := analysisutil.Callee(r.info, call); fn != nil &&
+		(r.local[fn] || r.pass.ImportObjectFact(fn.Origin(), new(CarriesCancel))) {
+		return false
+	}
+	n := 0
+	for _, arg := range call.Args {
+		t := r.info.TypeOf(arg)
+		if analysisutil.IsHTTPRequest(t) {
+			return false
+		}
+		if analysisutil.IsContext(t) {
+			if !r.Detached(arg) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// Detached reports whether the context expression e can never be canceled
+// nor reach a deadline: context.Background(), context.TODO(),
+// context.WithoutCancel(x), or a local variable only ever assigned those.
+func (r *Result) Detached(e ast.Expr) bool { return r.ctxIs(e, r.detachedValue, 0) }
+
+// DeadlineOnly reports whether the context expression e can end only by its
+// own deadline: context.WithTimeout or WithDeadline (or their Cause forms)
+// of a detached parent, or a local variable only ever assigned those. Such a
+// context's end is always a timeout.
+func (r *Result) DeadlineOnly(e ast.Expr) bool { return r.ctxIs(e, r.deadlineValue, 0) }
+
+func (r *Result) ctxIs(e ast.Expr, pred func(*ast.CallExpr, int) bool, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		return pred(e, depth)
+	case *ast.Ident:
+		v, ok := r.info.ObjectOf(e).(*types.Var)
+		if !ok {
+			return false
+		}
+		vals := r.ctxAssigns[v]
+		if len(vals) == 0 {
+			return false // a parameter, a field, or never assigned here
+		}
+		for _, val := range vals {
+			call, ok := ast.Unparen(val).(*ast.CallExpr)
+			if val == nil || !ok || !pred(call, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (r *Result) detachedValue(call *ast.CallExpr, depth int) bool {
+	fn := analysisutil.Callee(r.info, call)
+	switch {
+	case analysisutil.IsFunc(fn, "context", "Background"), analysisutil.IsFunc(fn, "context", "TODO"),
+		analysisutil.IsFunc(fn, "context", "WithoutCancel"):
+		return true
+	case analysisutil.IsFunc(fn, "context", "WithValue"):
+		return len(call.Args) > 0 && r.ctxIs(call.Args[0], r.detachedValue, depth+1)
+	}
+	return false
+}
+
+func (r *Result) deadlineValue(call *ast.CallExpr, depth int) bool {
+	fn := analysisutil.Callee(r.info, call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" || len(call.Args) == 0 {
+		return false
+	}
+	switch fn.Name() {
+	case "WithTimeout", "WithDeadline", "WithTimeoutCause", "WithDeadlineCause":
+		return r.ctxIs(call.Args[0], r.detachedValue, depth+1)
+	case "WithValue":
+		return r.ctxIs(call.Args[0], r.deadlineValue, depth+1)
+	}
+	return false
+}
+
+// CtxErrOf returns X when e is X.Err() for a context X, or a local error
+// variable only ever assigned X.Err() (the same X); otherwise nil. Such an
+// error is never wrapped, so comparing it with == is exact.
+func (r *Result) CtxErrOf(e ast.Expr) ast.Expr {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		if sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr); ok &&
+			analysisutil.IsMethod(analysisutil.Callee(r.info, e), "context", "Context", "Err") {
+			return sel.X
+		}
+	case *ast.Ident:
+		v, ok := r.info.ObjectOf(e).(*types.Var)
+		if !ok {
+			return nil
+		}
+		list := r.assigns[v]
+		var x ast.Expr
+		for _, a := range list {
+			if a.rhs == nil {
+				return nil
+			}
+			ax := r.CtxErrOf(a.rhs)
+			if ax == nil || (x != nil && types.ExprString(x) != types.ExprString(ax)) {
+				return nil
+			}
+			x = ax
+		}
+		return x
+	}
+	return nil
+}
+
+// DoneContext returns X when comm is the communication of `case <-X.Done():`
+// (or `case _, ok := <-X.Done():`...) for a context X, otherwise nil.
+func (r *Result) DoneContext(comm ast.Stmt) ast.Expr {
+	var x ast.Expr
+	switch s := comm.(type) {
+	case *ast.ExprStmt:
+		x = s.X
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			x = s.Rhs[0]
+		}
+	}
+	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return nil
+	}
+	call, ok := ast.Unparen(u.X).(*ast.CallExpr)
+	if !ok || !analysisutil.IsMethod(analysisutil.Callee(r.info, call), "context", "Context", "Done") {
+		return nil
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	return sel.X
+}
+
+// CancelTest describes a condition that holds only once a context has
+// ended (or an error is a cancellation).
+type CancelTest struct {
+	// Ctx is the context whose end is tested (X in X.Err() != nil), or nil.
+	Ctx ast.Expr
+	// Err is the error tested (err in errors.Is(err, context.Canceled), or a
+	// variable holding X.Err()), or nil.
+	Err ast.Expr
+	// Canceled and Deadline say which ends the condition admits.
+	Canceled, Deadline bool
+}
+
+// CancelTestOf reports whether cond (the condition of an if statement)
+// holds only when a context has ended
+// or an error is a cancellation, and describes the test:
+//
+//	ctx.Err() != nil                  err := ctx.Err(); err != nil
+//	errors.Is(err, context.Canceled)  err == context.DeadlineExceeded
+//	a || b (both cancel tests)        a && b (either one)
+func (r *Result) CancelTestOf(cond ast.Expr) (CancelTest, bool) {
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.BinaryExpr:
+		switch c.Op {
+		case token.LOR:
+			a, ok1 := r.CancelTestOf(c.X)
+			b, ok2 := r.CancelTestOf(c.Y)
+			if !ok1 || !ok2 {
+				return CancelTest{}, false
+			}
+			if a.Ctx == nil {
+				a.Ctx = b.Ctx
+			}
+			if a.Err == nil {
+				a.Err = b.Err
+			}
+			a.Canceled = a.Canceled || b.Canceled
+			a.Deadline = a.Deadline || b.Deadline
+			return a, true
+		case token.LAND:
+			if t, ok := r.CancelTestOf(c.X); ok {
+				return t, true
+			}
+			return r.CancelTestOf(c.Y)
+		case token.NEQ:
+			x, y := c.X, c.Y
+			if isNil(r.info, x) {
+				x, y = y, x
+			}
+			if !isNil(r.info, y) {
+				return CancelTest{}, false
+			}
+			if ctx := r.CtxErrOf(x); ctx != nil {
+				t := CancelTest{Ctx: ctx, Canceled: true, Deadline: true}
+				if _, isCall := ast.Unparen(x).(*ast.CallExpr); !isCall {
+					t.Err = x
+				}
+				return t, true
+			}
+		case token.EQL:
+			x, y := c.X, c.Y
+			if ContextSentinel(r.info, x) != "" {
+				x, y = y, x
+			}
+			return r.sentinelTest(x, ContextSentinel(r.info, y))
+		}
+	case *ast.CallExpr:
+		if analysisutil.IsCallToFunc(r.info, c, "errors", "Is") && len(c.Args) == 2 {
+			return r.sentinelTest(c.Args[0], ContextSentinel(r.info, c.Args[1]))
+		}
+	}
+	return CancelTest{}, false
+}
+
+func (r *Result) sentinelTest(x ast.Expr, sentinel string) (CancelTest, bool) {
+	if sentinel == "" || ContextSentinel(r.info, x) != "" {
+		return CancelTest{}, false
+	}
+	t := CancelTest{Err: x, Ctx: r.CtxErrOf(x)}
+	if _, isCall := ast.Unparen(x).(*ast.CallExpr); isCall {
+		t.Err = nil
+	}
+	if sentinel == "Canceled" {
+		t.Canceled = true
+	} else {
+		t.Deadline = true
+	}
+	return t, true
+}
+
+// ContextSentinel returns "Canceled" or "DeadlineExceeded" when e names
+// context.Canceled or context.DeadlineExceeded, otherwise "".
+func ContextSentinel(info *types.Info, e ast.Expr) string {
+	var id *ast.Ident
+	switch e := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		id = e.Sel
+	case *ast.Ident:
+		id = e
+	default:
+		return ""
+	}
+	v, ok := info.ObjectOf(id).(*types.Var)
+	if !ok || v.Pkg() == nil || v.Pkg().Path() != "context" || v.Parent() != v.Pkg().Scope() {
+		return ""
+	}
+	if v.Name() == "Canceled" || v.Name() == "DeadlineExceeded" {
+		return v.Name()
+	}
+	return ""
+}
+
+func isNil(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.IsNil()
+}
+
+// ChecksCancel reports whether n mentions the end of a context: it calls
+// Err or Done of a context, context.Cause, a function of the runtime's stop
+// package, or names context.Canceled or context.DeadlineExceeded. Checks use
+// it to recognise code that handles cancellation deliberately.
+func (r *Result) ChecksCancel(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			fn := analysisutil.Callee(r.info, n)
+			switch {
+			case fn == nil:
+			case analysisutil.IsMethod(fn, "context", "Context", "Err"),
+				analysisutil.IsMethod(fn, "context", "Context", "Done"),
+				analysisutil.IsFunc(fn, "context", "Cause"),
+				fn.Pkg() != nil && strings.HasPrefix(fn.Pkg().Path(), RuntimeModule+"/stop"):
+				found = true
+			}
+		case *ast.SelectorExpr:
+			if ContextSentinel(r.info, n) != "" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// RuntimeModule is the import path prefix of cancelcheck's reference
+// runtime, which fixes may target.
+const RuntimeModule = "github.com/cancelcheck/cancelcheck/rt"
+
+// ImportsRuntime reports whether the package imports a package of the
+// runtime module, so that fixes may use it.
+func (r *Result) ImportsRuntime() bool {
+	for _, imp := range r.pass.Pkg.Imports() {
+		if imp.Path() == RuntimeModule || strings.HasPrefix(imp.Path(), RuntimeModule+"/") {
+			return true
+		}
+	}
+	return false
+}
