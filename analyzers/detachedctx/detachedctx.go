@@ -1,0 +1,637 @@
+package detachedctx
+
+import (
+	_ "embed"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"go/version"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+//go:embed doc.go
+var doc string
+
+// Config is the check's configuration; the zero value is the default.
+type Config struct {
+	// IncludeTests also checks functions in _test.go files.
+	IncludeTests bool `json:"include_tests"`
+}
+
+// New returns the check bound to cfg.
+func New(cfg Config) *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Name:     "detachedctx",
+		Doc:      analysisutil.MustExtractDoc(doc, "detachedctx"),
+		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/detachedctx.md",
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
+		Run:      (&checker{cfg}).run,
+	}
+}
+
+// Analyzer is the check with the default configuration.
+var Analyzer = New(Config{})
+
+type checker struct{ cfg Config }
+
+// pass-local state.
+type state struct {
+	pass     *analysis.Pass
+	res      *ctxflow.Result
+	ins      *inspector.Inspector
+	detached map[*token.File]map[int]bool // lines covered by "// detached: reason"
+}
+
+func (c *checker) run(pass *analysis.Pass) (any, error) {
+	if !analysisutil.Imports(pass.Pkg, "context") {
+		return nil, nil
+	}
+	st := &state{
+		pass:     pass,
+		res:      pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
+		ins:      pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		detached: make(map[*token.File]map[int]bool),
+	}
+	rep := analysisutil.NewReporter(pass)
+	for cur := range st.ins.Root().Preorder((*ast.CallExpr)(nil)) {
+		call := cur.Node().(*ast.CallExpr)
+		if len(call.Args) != 0 || !analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "Background", "TODO") {
+			continue
+		}
+		if d, ok := st.check(c.cfg, cur, call); ok {
+			rep.Report(d)
+		}
+	}
+	rep.Finish()
+	return nil, nil
+}
+
+// use is how a fresh context is consumed.
+type use int
+
+const (
+	useNone    use = iota // not used, or used in a way we do not judge
+	useSkip               // stored, handed to a goroutine, detached on purpose
+	useCall               // passed to a call that runs under it
+	useCleanup            // passed to a deferred or cleanup call
+)
+
+type flow struct {
+	kind use
+	call *ast.CallExpr // the consuming call, for useCall and useCleanup
+}
+
+func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (analysis.Diagnostic, bool) {
+	pass := st.pass
+	file := analysisutil.FileOf(pass, call.Pos())
+	if file == nil {
+		return analysis.Diagnostic{}, false
+	}
+	if !cfg.IncludeTests && strings.HasSuffix(pass.Fset.File(call.Pos()).Name(), "_test.go") {
+		return analysis.Diagnostic{}, false
+	}
+	f := st.res.Enclosing(cur)
+	if f == nil || !f.HasContext() {
+		return analysis.Diagnostic{}, false
+	}
+	root := f
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	if root.Obj != nil && root.Sig.Recv() == nil &&
+		(root.Obj.Name() == "init" || root.Obj.Name() == "main" && pass.Pkg.Name() == "main") {
+		return analysis.Diagnostic{}, false
+	}
+	if st.detachedComment(call.Pos()) {
+		return analysis.Diagnostic{}, false
+	}
+
+	// Pick the context the fresh one replaces.
+	reach, ok := st.contextInReach(cur, f)
+	if !ok {
+		return analysis.Diagnostic{}, false
+	}
+	if st.afterEnd(cur, f, call) || st.nilFallback(cur, f) {
+		return analysis.Diagnostic{}, false
+	}
+	fl := st.follow(cur, f, 0)
+	if fl.kind == useNone || fl.kind == useSkip {
+		return analysis.Diagnostic{}, false
+	}
+	if st.storedResult(fl.call) {
+		// s.pool = NewPool(context.Background()): the context belongs to
+		// a long-lived owner.
+		return analysis.Diagnostic{}, false
+	}
+	if st.inDefer(cur, f) {
+		fl.kind = useCleanup
+	}
+	if fl.kind == useCall && cleanupName(calleeName(pass.TypesInfo, fl.call)) {
+		fl.kind = useCleanup
+	}
+
+	name := "context.Background()"
+	if analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "TODO") {
+		name = "context.TODO()"
+	}
+	goVersion := pass.TypesInfo.FileVersions[file]
+	withoutCancel := goVersion == "" || version.Compare(goVersion, "go1.21") >= 0
+	exprOK := st.exprResolves(reach, call.Pos())
+	pkgName := ""
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		if id, ok := sel.X.(*ast.Ident); ok {
+			pkgName = id.Name
+		}
+	}
+	consumer := types.ExprString(fl.call.Fun)
+
+	d := analysis.Diagnostic{Pos: call.Pos(), End: call.End()}
+	switch fl.kind {
+	case useCleanup:
+		if !withoutCancel {
+			return analysis.Diagnostic{}, false
+		}
+		d.Message = fmt.Sprintf("%s for the cleanup call %s drops the values of %s (trace spans, request IDs) along with its cancellation; context.WithoutCancel(%s) outlives the cancellation and keeps them",
+			name, consumer, reach.Expr, reach.Expr)
+		if exprOK && pkgName != "" {
+			d.SuggestedFixes = []analysis.SuggestedFix{{
+				Message:   "Detach with context.WithoutCancel",
+				TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: fmt.Appendf(nil, "%s.WithoutCancel(%s)", pkgName, reach.Expr)}},
+			}}
+		}
+	default:
+		d.Message = fmt.Sprintf("%s in %s cuts off %s: work under %s keeps running after the caller's deadline passes or it is canceled",
+			name, funcName(f), reach.Expr, consumer)
+		if exprOK && !st.selfAssign(cur, reach) {
+			d.SuggestedFixes = []analysis.SuggestedFix{{
+				Message:   "Use the context in reach",
+				TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: []byte(reach.Expr)}},
+			}}
+		}
+	}
+	return d, true
+}
+
+func funcName(f *ctxflow.Func) string {
+	for g := f; g != nil; g = g.Parent {
+		if g.Obj != nil {
+			if g == f {
+				return g.Obj.Name()
+			}
+			return "a function literal in " + g.Obj.Name()
+		}
+	}
+	return "a function literal"
+}
+
+// contextInReach returns the context the fresh one should have been derived
+// from. Inside a `go func() {...}()` literal, contexts of the spawning
+// function count only when the literal uses one of them: a goroutine that
+// never looks at its spawner's context is detached on purpose.
+func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.Context, bool) {
+	goLit := enclosingGoLit(cur)
+	for _, c := range f.Contexts {
+		if goLit == nil || inside(c.Obj.Pos(), goLit) {
+			return c, true
+		}
+		if usesContext(st.pass.TypesInfo, goLit.Body, c) {
+			return c, true
+		}
+	}
+	return ctxflow.Context{}, false
+}
+
+// enclosingGoLit returns the outermost function literal enclosing cur that is
+// started by a go statement, or nil.
+func enclosingGoLit(cur inspector.Cursor) *ast.FuncLit {
+	var out *ast.FuncLit
+	for c := cur.Parent(); c.Node() != nil; c = c.Parent() {
+		lit, ok := c.Node().(*ast.FuncLit)
+		if !ok {
+			continue
+		}
+		if call, ok := c.Parent().Node().(*ast.CallExpr); ok && ast.Unparen(call.Fun) == lit {
+			if _, ok := c.Parent().Parent().Node().(*ast.GoStmt); ok {
+				out = lit
+			}
+		}
+	}
+	return out
+}
+
+func inside(pos token.Pos, n ast.Node) bool { return n.Pos() <= pos && pos < n.End() }
+
+// usesContext reports whether body mentions the context c.
+func usesContext(info *types.Info, body ast.Node, c ctxflow.Context) bool {
+	if c.Kind != ctxflow.FieldContext {
+		return analysisutil.ReferencesObject(info, body, c.Obj)
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && info.Uses[sel.Sel] == c.Field {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// follow classifies how the value of the expression at cur is used.
+func (st *state) follow(cur inspector.Cursor, f *ctxflow.Func, depth int) flow {
+	if depth > 4 {
+		return flow{}
+	}
+	info := st.pass.TypesInfo
+	e := cur.Node()
+	parent := cur.Parent()
+	for {
+		if _, ok := parent.Node().(*ast.ParenExpr); !ok {
+			break
+		}
+		e = parent.Node()
+		parent = parent.Parent()
+	}
+	switch p := parent.Node().(type) {
+	case *ast.CallExpr:
+		if ast.Unparen(p.Fun) == e {
+			return flow{}
+		}
+		fn := analysisutil.Callee(info, p)
+		if fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "context" {
+			switch fn.Name() {
+			case "WithoutCancel":
+				return flow{kind: useSkip}
+			case "WithCancel", "WithTimeout", "WithDeadline", "WithValue",
+				"WithCancelCause", "WithTimeoutCause", "WithDeadlineCause":
+				if len(p.Args) > 0 && p.Args[0] == e {
+					return st.follow(parent, f, depth+1)
+				}
+			}
+			return flow{}
+		}
+		switch gp := parent.Parent().Node().(type) {
+		case *ast.GoStmt:
+			return flow{kind: useSkip}
+		case *ast.DeferStmt:
+			if gp.Call == p {
+				return flow{kind: useCleanup, call: p}
+			}
+		}
+		return flow{kind: useCall, call: p}
+	case *ast.AssignStmt:
+		idx := -1
+		for i, r := range p.Rhs {
+			if r == e {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return flow{}
+		}
+		if len(p.Rhs) == 1 && len(p.Lhs) > 1 {
+			idx = 0 // ctx, cancel := context.WithX(...)
+		}
+		if idx >= len(p.Lhs) {
+			return flow{}
+		}
+		return st.followVar(info.ObjectOf(identOf(p.Lhs[idx])), p.Lhs[idx], f, depth)
+	case *ast.ValueSpec:
+		idx := -1
+		for i, r := range p.Values {
+			if r == e {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return flow{}
+		}
+		if len(p.Values) == 1 && len(p.Names) > 1 {
+			idx = 0
+		}
+		if idx >= len(p.Names) {
+			return flow{}
+		}
+		return st.followVar(info.ObjectOf(p.Names[idx]), p.Names[idx], f, depth)
+	case *ast.CompositeLit, *ast.KeyValueExpr, *ast.ReturnStmt, *ast.SendStmt:
+		return flow{kind: useSkip}
+	}
+	return flow{}
+}
+
+func identOf(e ast.Expr) *ast.Ident {
+	id, _ := ast.Unparen(e).(*ast.Ident)
+	return id
+}
+
+// followVar classifies the uses of a local variable holding a fresh context.
+// Any use that stores it or hands it to a goroutine makes the whole thing
+// deliberate; otherwise the first call that uses it is the consumer.
+func (st *state) followVar(obj types.Object, lhs ast.Expr, f *ctxflow.Func, depth int) flow {
+	v, ok := obj.(*types.Var)
+	if !ok || identOf(lhs) == nil || v.Name() == "_" || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		// A field, a package-level variable or the blank identifier:
+		// stored for a long-lived owner.
+		return flow{kind: useSkip}
+	}
+	fcur, ok := st.ins.Root().FindNode(f.Node)
+	if !ok {
+		return flow{}
+	}
+	var best flow
+	for c := range fcur.Preorder((*ast.Ident)(nil)) {
+		id := c.Node().(*ast.Ident)
+		if st.pass.TypesInfo.Uses[id] != v {
+			continue
+		}
+		fl := st.follow(c, f, depth+1)
+		switch fl.kind {
+		case useSkip:
+			return fl
+		case useCall, useCleanup:
+			if best.kind == useNone {
+				best = fl
+			}
+		}
+	}
+	return best
+}
+
+// storedResult reports whether the result of call is stored for a
+// long-lived owner: assigned to a field or package-level variable, put in a
+// composite literal, or returned when it is not just an error.
+func (st *state) storedResult(call *ast.CallExpr) bool {
+	cur, ok := st.ins.Root().FindNode(call)
+	if !ok {
+		return false
+	}
+	info := st.pass.TypesInfo
+	switch p := cur.Parent().Node().(type) {
+	case *ast.CompositeLit, *ast.KeyValueExpr:
+		return true
+	case *ast.ReturnStmt:
+		t := info.TypeOf(call)
+		if tup, ok := t.(*types.Tuple); ok && tup.Len() > 0 {
+			t = tup.At(0).Type()
+		}
+		return t != nil && !analysisutil.IsError(t)
+	case *ast.AssignStmt:
+		for _, l := range p.Lhs {
+			id := identOf(l)
+			if id == nil {
+				return true // a field or an element
+			}
+			if v, ok := info.ObjectOf(id).(*types.Var); ok && v.Parent() == v.Pkg().Scope() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// afterEnd reports whether the fresh context is made after the context in
+// reach has ended, as graceful shutdown code does.
+func (st *state) afterEnd(cur inspector.Cursor, f *ctxflow.Func, call *ast.CallExpr) bool {
+	info := st.pass.TypesInfo
+	for c := cur.Parent(); c.Node() != nil && c.Node() != f.Node; c = c.Parent() {
+		switch n := c.Node().(type) {
+		case *ast.CommClause:
+			if isDoneRecv(info, n.Comm) {
+				return true
+			}
+		case *ast.IfStmt:
+			if inside(call.Pos(), n.Body) && mentionsCtxEnd(info, n.Cond) {
+				return true
+			}
+		}
+	}
+	fcur, ok := st.ins.Root().FindNode(f.Node)
+	if !ok {
+		return false
+	}
+	for c := range fcur.Preorder((*ast.ExprStmt)(nil), (*ast.SelectStmt)(nil), (*ast.AssignStmt)(nil)) {
+		n := c.Node()
+		if n.End() > call.Pos() || st.res.Enclosing(c) != f {
+			continue
+		}
+		switch n := n.(type) {
+		case *ast.ExprStmt, *ast.AssignStmt:
+			if cc, ok := c.Parent().Node().(*ast.CommClause); ok && cc.Comm == n {
+				continue // handled with its select
+			}
+			if isDoneRecv(info, n.(ast.Stmt)) {
+				return true
+			}
+		case *ast.SelectStmt:
+			// A select whose Done case falls through to the code below.
+			for _, cc := range n.Body.List {
+				cc := cc.(*ast.CommClause)
+				if isDoneRecv(info, cc.Comm) && !terminates(cc.Body) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// terminates reports whether a statement list ends by leaving the
+// surrounding code: return, branch, or panic.
+func terminates(list []ast.Stmt) bool {
+	if len(list) == 0 {
+		return false
+	}
+	switch s := list[len(list)-1].(type) {
+	case *ast.ReturnStmt, *ast.BranchStmt:
+		return true
+	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isDoneRecv(info *types.Info, s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		return isDoneRecvExpr(info, s.X)
+	case *ast.AssignStmt:
+		return len(s.Rhs) == 1 && isDoneRecvExpr(info, s.Rhs[0])
+	}
+	return false
+}
+
+func isDoneRecvExpr(info *types.Info, e ast.Expr) bool {
+	u, ok := ast.Unparen(e).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return false
+	}
+	call, ok := ast.Unparen(u.X).(*ast.CallExpr)
+	return ok && analysisutil.IsMethod(analysisutil.Callee(info, call), "context", "Context", "Done")
+}
+
+// mentionsCtxEnd reports whether e calls Err or Done of a context, or
+// context.Cause.
+func mentionsCtxEnd(info *types.Info, e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			fn := analysisutil.Callee(info, call)
+			if analysisutil.IsMethod(fn, "context", "Context", "Err") ||
+				analysisutil.IsMethod(fn, "context", "Context", "Done") ||
+				analysisutil.IsFunc(fn, "context", "Cause") {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// nilFallback reports whether cur lies in `if ctx == nil {...}`.
+func (st *state) nilFallback(cur inspector.Cursor, f *ctxflow.Func) bool {
+	info := st.pass.TypesInfo
+	for c := cur.Parent(); c.Node() != nil && c.Node() != f.Node; c = c.Parent() {
+		ifs, ok := c.Node().(*ast.IfStmt)
+		if !ok || !inside(cur.Node().Pos(), ifs.Body) {
+			continue
+		}
+		if b, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr); ok && b.Op == token.EQL {
+			for _, side := range [2][2]ast.Expr{{b.X, b.Y}, {b.Y, b.X}} {
+				if analysisutil.IsContext(info.TypeOf(side[0])) && info.Types[side[1]].IsNil() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// inDefer reports whether cur lies in a deferred call or in a function
+// literal that is deferred, within f or its enclosing functions.
+func (st *state) inDefer(cur inspector.Cursor, f *ctxflow.Func) bool {
+	for c := cur.Parent(); c.Node() != nil; c = c.Parent() {
+		switch c.Node().(type) {
+		case *ast.DeferStmt:
+			return true
+		case *ast.FuncDecl:
+			return false
+		}
+	}
+	return false
+}
+
+// selfAssign reports whether the fresh context is assigned to the very
+// variable the fix would use (ctx = context.Background()).
+func (st *state) selfAssign(cur inspector.Cursor, reach ctxflow.Context) bool {
+	as, ok := cur.Parent().Node().(*ast.AssignStmt)
+	if !ok {
+		return false
+	}
+	for _, l := range as.Lhs {
+		if id := identOf(l); id != nil && st.pass.TypesInfo.ObjectOf(id) == reach.Obj {
+			return true
+		}
+	}
+	return false
+}
+
+// exprResolves reports whether reach.Expr, spelled at pos, names reach's
+// object (no local declaration shadows it).
+func (st *state) exprResolves(reach ctxflow.Context, pos token.Pos) bool {
+	file := analysisutil.FileOf(st.pass, pos)
+	scope := st.pass.TypesInfo.Scopes[file]
+	if scope == nil {
+		return false
+	}
+	if inner := scope.Innermost(pos); inner != nil {
+		scope = inner
+	}
+	_, obj := scope.LookupParent(reach.Obj.Name(), pos)
+	return obj == reach.Obj
+}
+
+// detachedComment reports whether the line of pos, or the line above, has a
+// `// detached: <reason>` comment.
+func (st *state) detachedComment(pos token.Pos) bool {
+	tf := st.pass.Fset.File(pos)
+	lines, ok := st.detached[tf]
+	if !ok {
+		lines = make(map[int]bool)
+		if file := analysisutil.FileOf(st.pass, pos); file != nil {
+			for _, cg := range file.Comments {
+				for _, c := range cg.List {
+					text, ok := strings.CutPrefix(c.Text, "//")
+					if !ok {
+						continue
+					}
+					reason, ok := strings.CutPrefix(strings.TrimSpace(text), "detached:")
+					reason, _, _ = strings.Cut(reason, "//")
+					if ok && strings.TrimSpace(reason) != "" {
+						l := tf.Line(c.Pos())
+						lines[l], lines[l+1] = true, true
+					}
+				}
+			}
+		}
+		st.detached[tf] = lines
+	}
+	return lines[tf.Line(pos)]
+}
+
+func calleeName(info *types.Info, call *ast.CallExpr) string {
+	if fn := analysisutil.Callee(info, call); fn != nil {
+		return fn.Name()
+	}
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		return fun.Name
+	case *ast.SelectorExpr:
+		return fun.Sel.Name
+	}
+	return ""
+}
+
+var cleanupWords = map[string]bool{
+	"cleanup": true, "clean": true, "rollback": true, "abort": true, "audit": true,
+	"log": true, "release": true, "unlock": true, "teardown": true,
+}
+
+// cleanupName reports whether a camel-case word of name is a cleanup word.
+func cleanupName(name string) bool {
+	for _, w := range splitCamel(name) {
+		if cleanupWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+func splitCamel(s string) []string {
+	var words []string
+	start := 0
+	for i := 1; i < len(s); i++ {
+		lower := func(b byte) bool { return b >= 'a' && b <= 'z' }
+		upper := func(b byte) bool { return b >= 'A' && b <= 'Z' }
+		if upper(s[i]) && (lower(s[i-1]) || i+1 < len(s) && lower(s[i+1]) && upper(s[i-1])) || s[i] == '_' {
+			if w := strings.Trim(s[start:i], "_"); w != "" {
+				words = append(words, w)
+			}
+			start = i
+		}
+	}
+	if w := strings.Trim(s[start:], "_"); w != "" {
+		words = append(words, w)
+	}
+	return words
+}

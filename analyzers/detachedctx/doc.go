@@ -1,0 +1,78 @@
+// Package detachedctx defines an Analyzer that reports fresh root contexts
+// created where the caller's context is in reach.
+//
+// # Analyzer detachedctx
+//
+// detachedctx: report context.Background() or context.TODO() where a caller's context is in reach
+//
+// A function that has a context in reach (a context.Context parameter, the
+// Context() of an *http.Request parameter, a context field of its receiver,
+// or one of these from an enclosing function) and still builds its work on
+// context.Background() or context.TODO() cuts the caller's deadline and
+// cancellation off: when the client disconnects or the deadline passes, the
+// work started under the fresh context keeps running, holding connections,
+// locks and goroutines. Values carried by the context (trace spans, request
+// IDs, credentials) are lost too.
+//
+// A finding is made when the fresh context (directly, or a context derived
+// from it with context.WithTimeout, WithCancel, WithDeadline, WithValue and
+// their Cause variants) reaches a call or a local variable that is used.
+//
+// Bad:
+//
+//	func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+//		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+//		defer cancel()
+//		rows, err := h.db.QueryContext(ctx, query)
+//		...
+//	}
+//
+// Good:
+//
+//	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+//
+// Work that must outlive the caller on purpose (a rollback, an audit record
+// or a log written from a defer) should say so with context.WithoutCancel
+// (Go 1.21), which drops the cancellation but keeps the values:
+//
+//	defer func() {
+//		if err != nil {
+//			tx.Rollback(context.WithoutCancel(ctx))
+//		}
+//	}()
+//
+// Fixes: replace the fresh context with the context in reach (ctx,
+// r.Context(), s.ctx). In cleanup positions (see below) the fix is
+// context.WithoutCancel(ctx) instead; it is offered only when the file's Go
+// version is 1.21 or later, and in older files cleanup positions are not
+// reported at all, since there is no better spelling.
+//
+// A cleanup position is a deferred call, a call inside a deferred function
+// literal, or a call whose name has one of the words cleanup, clean,
+// rollback, abort, audit, log, release, unlock or teardown (split at
+// camel-case boundaries, so Login is not Log).
+//
+// Not reported:
+//   - functions with no context in reach (a context parameter named _ does
+//     not count), main, init, and everything in _test.go files: tests build
+//     their own roots for setup and their deadlines;
+//   - context.WithoutCancel itself, and a fresh context passed to it;
+//   - a fresh context stored for a long-lived owner: assigned to a field or a
+//     package-level variable, put in a composite literal, or returned;
+//   - a fresh context handed to a goroutine: `go run(context.Background())`,
+//     or created inside a `go func() {...}()` literal that never uses the
+//     spawner's context (a background worker detached on purpose; untrackedgo
+//     owns goroutine lifetimes). A goroutine that uses the spawner's context
+//     and also makes a fresh one is reported;
+//   - a fresh context made after the context in reach has ended: below a
+//     `<-ctx.Done()` statement, in a `case <-ctx.Done():` clause, after a
+//     select with such a case, or inside `if ctx.Err() != nil {...}`
+//     (graceful shutdown needs a context that is still alive);
+//   - a fallback for a missing context: inside `if ctx == nil {...}`;
+//   - a line (or the line below a comment) carrying a comment of the form
+//     `// detached: <reason>` with a non-empty reason.
+//
+// To silence one finding, give a reason:
+//
+//	//cancelcheck:ignore detachedctx the job must finish even if the client leaves
+package detachedctx

@@ -1,0 +1,3 @@
+module old
+
+go 1.20
