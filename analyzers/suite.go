@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -21,13 +23,61 @@ type Check struct {
 	// strictly (unknown keys are errors) into the check's Config. Empty
 	// settings give the default Analyzer.
 	Configure func(settings json.RawMessage) (*analysis.Analyzer, error)
+	// OffByDefault marks a check that runs only when turned on (by flag,
+	// .cancelcheck.yml or golangci-lint settings). Register such a check
+	// with check(...).DefaultOff().
+	OffByDefault bool
+
+	// settingKeys are the JSON names of the Config fields.
+	settingKeys []string
+}
+
+// DefaultOff returns c marked off by default.
+func (c Check) DefaultOff() Check {
+	c.OffByDefault = true
+	return c
+}
+
+// SettingKeys returns the setting names the check accepts (the json names
+// of its Config fields), for error messages and docs.
+func (c Check) SettingKeys() []string { return c.settingKeys }
+
+// Summary returns the check's one-line summary: the first line of its Doc
+// without the "name: " prefix.
+func (c Check) Summary() string {
+	line, _, _ := strings.Cut(c.Analyzer.Doc, "\n")
+	return strings.TrimSpace(strings.TrimPrefix(line, c.Analyzer.Name+":"))
+}
+
+// jsonKeys returns the json names of t's exported fields.
+func jsonKeys(t reflect.Type) []string {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		keys = append(keys, name)
+	}
+	return keys
 }
 
 // check registers a check whose package exports New(Config).
 func check[C any](a *analysis.Analyzer, since string, newFn func(C) *analysis.Analyzer) Check {
 	return Check{
-		Analyzer: a,
-		Since:    since,
+		Analyzer:    a,
+		Since:       since,
+		settingKeys: jsonKeys(reflect.TypeFor[C]()),
 		Configure: func(settings json.RawMessage) (*analysis.Analyzer, error) {
 			if len(bytes.TrimSpace(settings)) == 0 || string(bytes.TrimSpace(settings)) == "null" {
 				return a, nil

@@ -1,0 +1,349 @@
+// Package driver is the cancelcheck command. Invoked by go vet it is a vet
+// tool (unitchecker, one package per process, facts and export data from
+// the go command's cache). Invoked directly it runs go vet with itself as
+// the vet tool, reads the JSON diagnostics, and filters, fixes and renders
+// them: for people (colour, source line, caret, why and fix), as plain
+// text, as go/analysis JSON, as SARIF 2.1.0, or as GitHub Actions
+// annotations.
+//
+// Exit codes: 0 no findings; 1 usage, configuration or internal errors
+// (including a check that panicked); 2 packages that could not be loaded
+// or type-checked; 3 findings.
+package driver
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/cancelcheck/cancelcheck/analyzers"
+	"github.com/cancelcheck/cancelcheck/internal/config"
+	"github.com/cancelcheck/cancelcheck/internal/directive"
+)
+
+// Exit codes.
+const (
+	ExitClean    = 0 // no findings
+	ExitError    = 1 // usage, configuration or internal error
+	ExitLoad     = 2 // some packages could not be loaded or type-checked
+	ExitFindings = 3 // findings
+)
+
+// Main runs the command with os.Args and returns its exit code. checks is
+// the suite; the directive check is added to it.
+func Main(checks []analyzers.Check) int {
+	checks = directive.WithSuite(checks)
+	args := os.Args[1:]
+	if isVetProtocol(args) {
+		return vetTool(checks, args)
+	}
+	return (&command{
+		checks: checks,
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+	}).run(args)
+}
+
+type command struct {
+	checks         []analyzers.Check
+	stdout, stderr io.Writer
+	// wd is the working directory; "" means os.Getwd.
+	wd string
+}
+
+func (c *command) errorf(format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "cancelcheck: "+format+"\n", args...)
+	return ExitError
+}
+
+const usage = `cancelcheck finds cancellation misuse in Go code.
+
+Usage:
+	cancelcheck [flags] [packages]     (default ./...)
+	cancelcheck -list
+	cancelcheck -explain <check>
+	go vet -vettool=$(command -v cancelcheck) [flags] [packages]
+
+Exit codes: 0 no findings, 1 usage/configuration/internal error,
+2 packages that do not load or type-check, 3 findings.
+
+Flags:
+`
+
+func (c *command) run(args []string) int {
+	fs := flag.NewFlagSet("cancelcheck", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	var (
+		list          = fs.Bool("list", false, "list the checks, one line each, and exit")
+		explain       = fs.String("explain", "", "print the documentation of `check` and exit")
+		format        = fs.String("format", "", "output `format`: human (default on a terminal), text, json, sarif or github")
+		jsonOut       = fs.Bool("json", false, "same as -format=json: go/analysis JSON")
+		colorMode     = fs.String("color", "auto", "colour in human output: auto, always or never")
+		fix           = fs.Bool("fix", false, "apply the first suggested fix of each finding")
+		diff          = fs.Bool("diff", false, "with -fix, print the fixes as a unified diff instead of applying them")
+		tests         = fs.Bool("tests", true, "analyze _test.go files")
+		configPath    = fs.String("config", "", "configuration `file` (default: the nearest "+config.FileName+" above each package)")
+		tags          = fs.String("tags", "", "build `tags` (passed to go vet)")
+		newFromRev    = fs.String("new-from-rev", "", "report only findings on lines changed since git `revision`")
+		baselinePath  = fs.String("baseline", "", "do not report the findings recorded in this baseline `file`")
+		writeBaseline = fs.String("write-baseline", "", "record all current findings in this baseline `file` and exit 0")
+	)
+	enable := make(map[string]*triState)
+	for _, chk := range c.checks {
+		ts := new(triState)
+		enable[chk.Analyzer.Name] = ts
+		state := "on"
+		if chk.OffByDefault {
+			state = "off"
+		}
+		fs.Var(ts, chk.Analyzer.Name, fmt.Sprintf("run the %s check (default %s): %s", chk.Analyzer.Name, state, chk.Summary()))
+	}
+	fs.Usage = func() {
+		fmt.Fprint(c.stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return ExitClean
+		}
+		return ExitError
+	}
+	set := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	switch {
+	case *list:
+		c.list()
+		return ExitClean
+	case *explain != "":
+		return c.explain(*explain)
+	}
+	if *jsonOut {
+		if set["format"] && *format != "json" {
+			return c.errorf("-json and -format=%s cannot be used together", *format)
+		}
+		*format = "json"
+	}
+	if *format == "" {
+		*format = "text"
+		if f, ok := c.stdout.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+			*format = "human"
+		}
+	}
+	render, ok := renderers[*format]
+	if !ok {
+		return c.errorf("unknown -format=%s; allowed: human, text, json, sarif, github", *format)
+	}
+	if *diff && !*fix {
+		return c.errorf("-diff needs -fix (it prints the fixes instead of applying them)")
+	}
+	if *writeBaseline != "" && (*fix || *baselinePath != "") {
+		return c.errorf("-write-baseline cannot be combined with -fix or -baseline")
+	}
+
+	wd := c.wd
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return c.errorf("%v", err)
+		}
+	}
+	// Validate the configuration up front for a clear error; the vet tool
+	// reads it again for each package.
+	cfgFile := *configPath
+	if cfgFile != "" {
+		abs, err := filepath.Abs(cfgFile)
+		if err != nil {
+			return c.errorf("%v", err)
+		}
+		cfgFile = abs
+	} else {
+		cfgFile = config.Find(wd)
+	}
+	if cfgFile != "" {
+		if _, err := config.Load(cfgFile, c.checks); err != nil {
+			return c.errorf("%v", err)
+		}
+	}
+
+	var base *baseline
+	if *baselinePath != "" {
+		var err error
+		if base, err = readBaseline(*baselinePath); err != nil {
+			return c.errorf("%v", err)
+		}
+	}
+
+	// Run go vet with ourselves as the vet tool.
+	self, err := os.Executable()
+	if err != nil {
+		return c.errorf("cannot find my own executable: %v", err)
+	}
+	vetArgs := []string{"vet", "-vettool=" + self, "-json"}
+	if *tags != "" {
+		vetArgs = append(vetArgs, "-tags="+*tags)
+	}
+	if *configPath != "" {
+		vetArgs = append(vetArgs, "-config="+cfgFile)
+	}
+	if set["tests"] {
+		vetArgs = append(vetArgs, "-tests="+strconv.FormatBool(*tests))
+	}
+	var names []string
+	for name := range enable {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if ts := enable[name]; *ts != unset {
+			vetArgs = append(vetArgs, "-"+name+"="+ts.String())
+		}
+	}
+	pkgs := fs.Args()
+	if len(pkgs) == 0 {
+		pkgs = []string{"./..."}
+	}
+	vetArgs = append(vetArgs, "--")
+	vetArgs = append(vetArgs, pkgs...)
+
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command("go", vetArgs...)
+	cmd.Dir = wd
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	runErr := cmd.Run()
+	if _, ok := runErr.(*exec.ExitError); runErr != nil && !ok {
+		return c.errorf("running go vet: %v", runErr)
+	}
+	findings, unitErrs, err := parseVetJSON(&stdout)
+	if err != nil {
+		return c.errorf("%v", err)
+	}
+
+	exit := ExitClean
+	// Problems the go command reported: packages that do not load or
+	// type-check, or (rarely) the vet tool failing outright.
+	if runErr != nil || strings.Contains(stderr.String(), "\n# ") {
+		text := strings.TrimRight(stderr.String(), "\n")
+		if strings.Contains(text, "panic: ") || strings.Contains(text, "go: error obtaining buildID") {
+			fmt.Fprintf(c.stderr, "cancelcheck: internal error running the vet tool; please report it at %s:\n%s\n", bugURL, text)
+			exit = ExitError
+		} else {
+			fmt.Fprintf(c.stderr, "cancelcheck: some packages could not be loaded or type-checked, so they were not analyzed:\n%s\n", text)
+			exit = ExitLoad
+		}
+	} else if stderr.Len() > 0 {
+		c.stderr.Write(stderr.Bytes())
+	}
+	for _, e := range unitErrs {
+		fmt.Fprintf(c.stderr, "cancelcheck: %s on %s: %s\n", e.Check, e.Package, e.Err)
+		exit = ExitError
+	}
+	var kept []*Finding
+	for _, f := range findings {
+		if f.Category == InternalErrorCategory {
+			fmt.Fprintf(c.stderr, "%s: %s\n", relPath(wd, f.Pos.File)+f.Pos.String()[len(f.Pos.File):], f.Message)
+			exit = ExitError
+			continue
+		}
+		kept = append(kept, f)
+	}
+	findings = kept
+
+	if *newFromRev != "" {
+		changed, err := changedLines(wd, *newFromRev)
+		if err != nil {
+			return c.errorf("-new-from-rev: %v", err)
+		}
+		findings = changed.filter(findings)
+	}
+	if *writeBaseline != "" {
+		if err := writeBaselineFile(*writeBaseline, findings); err != nil {
+			return c.errorf("%v", err)
+		}
+		fmt.Fprintf(c.stderr, "cancelcheck: recorded %d findings in %s\n", len(findings), *writeBaseline)
+		return exit
+	}
+	if base != nil {
+		findings = base.filter(findings)
+	}
+
+	if *fix {
+		code, err := c.applyFixes(wd, findings, *diff)
+		if err != nil {
+			return c.errorf("%v", err)
+		}
+		return max(exit, code)
+	}
+
+	r := &renderer{
+		wd:     wd,
+		root:   repoRoot(wd),
+		checks: c.checks,
+		color:  useColor(*colorMode, c.stdout),
+		files:  make(map[string][]byte),
+	}
+	if err := render(r, c.stdout, findings); err != nil {
+		return c.errorf("writing output: %v", err)
+	}
+	if len(findings) > 0 && exit == ExitClean {
+		exit = ExitFindings
+	}
+	return exit
+}
+
+func (c *command) list() {
+	w := 0
+	for _, chk := range c.checks {
+		w = max(w, len(chk.Analyzer.Name))
+	}
+	for _, chk := range c.checks {
+		state := ""
+		if chk.OffByDefault {
+			state = " (off by default)"
+		}
+		fmt.Fprintf(c.stdout, "%-*s  %s%s\n", w, chk.Analyzer.Name, chk.Summary(), state)
+	}
+}
+
+func (c *command) explain(name string) int {
+	for _, chk := range c.checks {
+		if chk.Analyzer.Name == name {
+			fmt.Fprintln(c.stdout, chk.Analyzer.Doc)
+			if chk.Analyzer.URL != "" {
+				fmt.Fprintf(c.stdout, "\nMore: %s\n", chk.Analyzer.URL)
+			}
+			if keys := chk.SettingKeys(); len(keys) > 0 {
+				fmt.Fprintf(c.stdout, "Settings (%s, settings.%s): %s\n", config.FileName, name, strings.Join(keys, ", "))
+			}
+			return ExitClean
+		}
+	}
+	var names []string
+	for _, chk := range c.checks {
+		names = append(names, chk.Analyzer.Name)
+	}
+	return c.errorf("no check named %q; known checks: %s", name, strings.Join(names, ", "))
+}
+
+// checkInfo returns the registered check called name.
+func checkInfo(checks []analyzers.Check, name string) (analyzers.Check, bool) {
+	for _, c := range checks {
+		if c.Analyzer.Name == name {
+			return c, true
+		}
+	}
+	return analyzers.Check{}, false
+}
+
+var _ = json.Marshal

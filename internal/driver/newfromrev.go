@@ -1,0 +1,120 @@
+package driver
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// changedSet holds, per absolute file, the lines added or changed since a
+// revision; a nil line map means the whole file is new.
+type changedSet map[string]map[int]bool
+
+// changedLines runs git in dir to find the lines changed in the work tree
+// (committed or not) since rev, plus untracked files.
+func changedLines(dir, rev string) (changedSet, error) {
+	root, err := gitOutput(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	root = strings.TrimSpace(root)
+	if _, err := gitOutput(dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("%q is not a git revision here", rev)
+	}
+	out, err := gitOutput(root, "diff", "--no-color", "--no-ext-diff", "-U0", rev, "--")
+	if err != nil {
+		return nil, err
+	}
+	set := make(changedSet)
+	var cur map[int]bool
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "+++ "):
+			name := strings.TrimPrefix(line, "+++ ")
+			if name == "/dev/null" {
+				cur = nil
+				continue
+			}
+			name = strings.TrimPrefix(unquoteGit(name), "b/")
+			cur = make(map[int]bool)
+			set[canonical(filepath.Join(root, name))] = cur
+		case strings.HasPrefix(line, "@@ ") && cur != nil:
+			// @@ -a,b +c,d @@
+			fields := strings.Fields(line)
+			if len(fields) < 3 {
+				continue
+			}
+			start, n := parseRange(strings.TrimPrefix(fields[2], "+"))
+			for l := start; l < start+n; l++ {
+				cur[l] = true
+			}
+		}
+	}
+	untracked, err := gitOutput(root, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range strings.Split(untracked, "\x00") {
+		if name != "" {
+			set[canonical(filepath.Join(root, name))] = nil
+		}
+	}
+	return set, nil
+}
+
+func parseRange(s string) (start, n int) {
+	a, b, ok := strings.Cut(s, ",")
+	start, _ = strconv.Atoi(a)
+	n = 1
+	if ok {
+		n, _ = strconv.Atoi(b)
+	}
+	return start, n
+}
+
+func unquoteGit(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+func canonical(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	return filepath.Clean(path)
+}
+
+// filter keeps the findings on changed lines.
+func (cs changedSet) filter(findings []*Finding) []*Finding {
+	var out []*Finding
+	for _, f := range findings {
+		lines, ok := cs[canonical(f.Pos.File)]
+		if ok && (lines == nil || lines[f.Pos.Line]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func gitOutput(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
