@@ -2,9 +2,9 @@ package fence_test
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
-	"runtime"
 	"testing"
 
 	"github.com/cancelcheck/cancelcheck/rt/fence"

@@ -50,9 +50,7 @@ func ExampleScope_WaitTimeout() {
 func ExamplePanicError() {
 	s, _ := scope.New(context.Background())
 	s.Go("parser", func(ctx context.Context) error {
-		var m map[string]int
-		m["x"] = 1 // panics
-		return nil
+		panic("unexpected end of input")
 	})
 	defer func() {
 		p := recover().(*scope.PanicError)
@@ -60,5 +58,5 @@ func ExamplePanicError() {
 	}()
 	_ = s.Wait()
 	// Output:
-	// parser panicked: assignment to entry in nil map
+	// parser panicked: unexpected end of input
 }

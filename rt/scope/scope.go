@@ -135,16 +135,13 @@ func (s *Scope) finish(t *task) {
 // panicked, Wait panics with its [*PanicError] instead, whatever the
 // errors. Once Wait has returned, later calls return the same result.
 func (s *Scope) Wait() error {
-	return s.wait(nil)
+	return s.wait(context.Background())
 }
 
-// wait is Wait when giveUp is nil; otherwise it returns the leak report
-// when giveUp is closed first.
+// wait waits for the goroutines, or returns the leak report if giveUp ends
+// first.
 func (s *Scope) wait(giveUp context.Context) error {
-	var done <-chan struct{}
-	if giveUp != nil {
-		done = giveUp.Done()
-	}
+	done := giveUp.Done()
 	for {
 		s.mu.Lock()
 		if s.n == 0 {
