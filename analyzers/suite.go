@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/cancelcheck/cancelcheck/analyzers/swallowcancel"
 )
 
 // Check is one reporting check of the suite.
@@ -101,6 +103,7 @@ func check[C any](a *analysis.Analyzer, since string, newFn func(C) *analysis.An
 var Checks = []Check{
 	// Checks register here, one line each (keep this marker line).
 	// CHECKS
+	check(swallowcancel.Analyzer, "v0.1.0", swallowcancel.New),
 }
 
 // All returns the analyzers of Checks with their default configuration.
