@@ -1,0 +1,94 @@
+// Package leaseleak defines an Analyzer that reports leases (cancel
+// functions, timers, locks, rows, transactions, response bodies, files,
+// connections, spans, runtime leases) that are not given back on some path
+// out of a function.
+//
+// # Analyzer leaseleak
+//
+// leaseleak: report leases that are not released on every path, above all on early returns
+//
+// A lease is anything acquired that must be given back: the cancel function
+// of context.WithCancel, WithTimeout, WithDeadline and their Cause variants;
+// time.NewTimer and time.NewTicker (before Go 1.23 only: since then an
+// unreferenced timer is collected); a semaphore.Weighted weight; a
+// sync.Mutex or RWMutex lock; *sql.Rows, *sql.Stmt, *sql.Conn and *sql.Tx
+// (Commit or Rollback); the Body of an *http.Response; net.Conn,
+// net.Listener and *os.File; an OpenTelemetry span (End); an rt/lease
+// Lease; and the types named in the configuration. A function that returns
+// a lease it acquired passes the duty to its callers.
+//
+// A lease that misses its release on one path leaks only when that path is
+// taken: typically the early return of a cancellation or error check. The
+// finding names the lease, the path (the first return that misses the
+// release, listed with the others as related places) and what the leak
+// costs at run time:
+//
+//	the cancel function of context.WithTimeout is not called on the path
+//	through the return when ctx.Err() != nil, so the timer and the child
+//	context live until the deadline passes or the parent context ends
+//
+// Bad:
+//
+//	resp, err := client.Do(req)
+//	if err != nil {
+//		return err
+//	}
+//	if resp.StatusCode != http.StatusOK {
+//		return fmt.Errorf("status %s", resp.Status) // body never closed
+//	}
+//	defer resp.Body.Close()
+//
+// Good:
+//
+//	resp, err := client.Do(req)
+//	if err != nil {
+//		return err
+//	}
+//	defer resp.Body.Close()
+//	if resp.StatusCode != http.StatusOK {
+//		return fmt.Errorf("status %s", resp.Status)
+//	}
+//
+// Ownership: a lease is not leaked when it is handed to a new owner on that
+// path: returned; stored in a field of an owner that releases it (its type
+// has a Close/Stop/Release-like method, or the package releases that field
+// somewhere), in a global, a map or slice element; sent on a channel;
+// appended to a slice; captured by a goroutine; passed to a function that
+// releases or keeps its parameter (the "releases its parameter N" fact,
+// computed across packages by passes/ownership) or to code the check cannot
+// see (a function value, an interface method); released in a deferred
+// closure. Paths on which the acquisition failed (its error is not nil, or
+// the lease is nil) need no release; nor do paths on which rows.Next()
+// returned false, which closes the rows.
+//
+// Locks and semaphore weights are held to every path only in functions that
+// release the same lock themselves somewhere (a function that only locks
+// hands the lock to its caller). A helper of the same package that unlocks,
+// called on the lock's owner, counts as a release.
+//
+// In files older than Go 1.23 it also reports time.After in a select inside
+// a loop, and time.Tick in a function that returns.
+//
+// Fixes: when the function never hands the lease off and the acquisition is
+// not in a loop, a deferred release (defer cancel(), defer f.Close(), defer
+// resp.Body.Close(), defer tx.Rollback(), defer span.End(), ...) right after
+// the acquisition, or after the error check that follows it; otherwise the
+// release before each return that misses it (and at the end of the loop
+// body, for a lease acquired in a loop), when the variable is in scope
+// there and the return is never reached with a failed acquisition. A
+// discarded cancel function is named and deferred.
+//
+// Configuration (JSON): {"leases": [{"acquire": "example.com/pool.Get",
+// "release": "Put"}, {"acquire": "(*example.com/db.Pool).Lease", "release":
+// "Release"}]} adds user leases: the first non-error result of the
+// acquirer must be released with the named method.
+//
+// Not reported: timers and tickers in Go 1.23+ files; leases stored in
+// fields, slices or maps right at the acquisition; paths that end in a
+// panic or a call that never returns; locks of functions that never unlock
+// them.
+//
+// To silence one finding, give a reason:
+//
+//	//cancelcheck:ignore leaseleak the connection is closed by the pool's reaper
+package leaseleak

@@ -1,0 +1,532 @@
+package leaseleak
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ownership"
+)
+
+// lease is one acquisition held in a variable.
+type lease struct {
+	f      *function
+	acq    *ownership.Acquisition
+	call   *ast.CallExpr
+	stmt   ast.Node // the acquiring statement
+	block  *cfg.Block
+	index  int
+	define bool
+	id     *ast.Ident // the variable
+	obj    types.Object
+	errObj types.Object
+	objs   map[types.Object]bool // obj and its aliases
+}
+
+func (l *lease) kind() *ownership.Kind { return l.acq.Kind }
+
+// what names the acquired object: "the cancel function of
+// context.WithTimeout", "the file f from os.Open".
+func (l *lease) what() string {
+	k := l.kind()
+	if k.Call {
+		return "the " + k.Noun + " of " + l.acq.Name
+	}
+	name := ""
+	if l.id != nil {
+		name = " " + l.id.Name
+		if k.Field != "" && k.Field != "*" {
+			name = " " + l.id.Name + "." + k.Field
+		}
+	}
+	return "the " + k.Noun + name + " from " + l.acq.Name
+}
+
+func (l *lease) reportDiscarded(blank *ast.Ident) {
+	k := l.kind()
+	pos, end := l.call.Pos(), l.call.End()
+	msg := fmt.Sprintf("%s is discarded, so it can never be %s and %s", l.what(), k.Verb, k.Consequence)
+	d := analysis.Diagnostic{Pos: pos, End: end, Message: msg}
+	// For a discarded cancel function: name it and defer it.
+	if blank != nil && k.Call && l.define && !l.inLoop() {
+		if fix, ok := l.cancelFix(blank); ok {
+			d.SuggestedFixes = []analysis.SuggestedFix{fix}
+		}
+	}
+	l.f.s.rep.Report(d)
+}
+
+func (l *lease) check() {
+	f := l.f
+	info := f.info()
+	l.objs = f.s.own.Aliases(f.body, map[types.Object]bool{l.obj: true})
+	// A named result holding the lease is returned by every bare return.
+	namedResult := false
+	if f.ftype.Results != nil {
+		for _, fld := range f.ftype.Results.List {
+			for _, n := range fld.Names {
+				if l.objs[info.Defs[n]] {
+					namedResult = true
+				}
+			}
+		}
+	}
+	w := &walker{
+		info:  info,
+		start: l.block,
+		index: l.index,
+		acq:   l.stmt,
+		disposes: func(n ast.Node) bool {
+			if ret, ok := n.(*ast.ReturnStmt); ok && len(ret.Results) == 0 && namedResult {
+				return true
+			}
+			return f.s.own.UseOf(n, l.objs, l.kind()) != ownership.Borrow
+		},
+		assignsErr: func(n ast.Node) bool { return assigns(info, n, l.errObj) },
+		failed: func(cond ast.Expr, truth bool) bool {
+			return impliesFailed(info, cond, truth, l.errObj, l.objs)
+		},
+		released: func(cond ast.Expr, truth bool) bool {
+			return l.kind().NextCloses && isNextCall(info, cond, l.objs, truth)
+		},
+		tagCases: f.tagCases(),
+	}
+	out := w.search()
+	if len(out.leaks) == 0 && !out.loop {
+		return
+	}
+	l.report(out)
+}
+
+// assigns reports whether n assigns to obj.
+func assigns(info *types.Info, n ast.Node, obj types.Object) bool {
+	if obj == nil {
+		return false
+	}
+	var lhs []ast.Expr
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		lhs = n.Lhs
+	case *ast.ValueSpec:
+		for _, id := range n.Names {
+			lhs = append(lhs, id)
+		}
+	case *ast.RangeStmt:
+		lhs = []ast.Expr{n.Key, n.Value}
+	}
+	for _, e := range lhs {
+		if id, ok := e.(*ast.Ident); ok && info.ObjectOf(id) == obj {
+			return true
+		}
+	}
+	return false
+}
+
+// isNextCall reports whether cond with value truth means rows.Next()
+// returned false.
+func isNextCall(info *types.Info, cond ast.Expr, objs map[types.Object]bool, truth bool) bool {
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if c.Op == token.NOT {
+			return isNextCall(info, c.X, objs, !truth)
+		}
+	case *ast.CallExpr:
+		sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+		if !ok || (sel.Sel.Name != "Next" && sel.Sel.Name != "NextResultSet") || truth {
+			return false
+		}
+		id, ok := ast.Unparen(sel.X).(*ast.Ident)
+		return ok && objs[info.Uses[id]]
+	}
+	return false
+}
+
+// tagCases returns the case expressions of tag switches in the function.
+func (f *function) tagCases() map[ast.Expr]bool {
+	m := make(map[ast.Expr]bool)
+	for c := range f.cur.Preorder((*ast.SwitchStmt)(nil)) {
+		sw := c.Node().(*ast.SwitchStmt)
+		if sw.Tag == nil {
+			continue
+		}
+		for _, cc := range sw.Body.List {
+			for _, e := range cc.(*ast.CaseClause).List {
+				m[e] = true
+			}
+		}
+	}
+	return m
+}
+
+// inLoop reports whether the acquisition is inside a loop of its function.
+func (l *lease) inLoop() bool { return l.loopOf() != nil }
+
+// loopOf returns the innermost loop of the function around the acquisition.
+func (l *lease) loopOf() ast.Stmt {
+	c, ok := l.f.cur.FindNode(l.stmt)
+	if !ok {
+		return nil
+	}
+	for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
+		switch n := e.Node().(type) {
+		case *ast.ForStmt:
+			return n
+		case *ast.RangeStmt:
+			return n
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func (l *lease) report(out *outcome) {
+	k := l.kind()
+	var where string
+	var related []analysis.RelatedInformation
+	verbPresent := strings.TrimSuffix(strings.TrimSuffix(k.Verb, "ed"), "p")
+	_ = verbPresent
+	for _, ret := range out.leaks {
+		related = append(related, analysis.RelatedInformation{
+			Pos: ret.Pos(), End: ret.End(),
+			Message: "this return is reached without the " + k.Noun + " being " + k.Verb,
+		})
+	}
+	if len(out.leaks) > 0 {
+		where = "on the path through the return" + l.f.condition(out.leaks[0])
+		if n := len(out.leaks) - 1; n == 1 {
+			where += " and one other return"
+		} else if n > 1 {
+			where += fmt.Sprintf(" and %d other returns", n)
+		}
+	}
+	if out.loop {
+		if loop := l.loopOf(); loop != nil {
+			body := loopBody(loop)
+			related = append(related, analysis.RelatedInformation{
+				Pos: body.Rbrace, End: body.Rbrace + 1,
+				Message: "the loop goes round again here and acquires a new " + k.Noun,
+			})
+		}
+		if where != "" {
+			where += ", nor "
+		}
+		where += "before the loop acquires the next one"
+	}
+	msg := fmt.Sprintf("%s is not %s %s, so %s", l.what(), k.Verb, where, k.Consequence)
+	d := analysis.Diagnostic{Pos: l.call.Pos(), End: l.call.End(), Message: msg, Related: related}
+	if fix, ok := l.fix(out); ok {
+		d.SuggestedFixes = []analysis.SuggestedFix{fix}
+	}
+	l.f.s.rep.Report(d)
+}
+
+func loopBody(loop ast.Stmt) *ast.BlockStmt {
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		return l.Body
+	case *ast.RangeStmt:
+		return l.Body
+	}
+	return nil
+}
+
+// condition describes why the path reaches ret: " when ctx.Err() != nil",
+// " in case <-ctx.Done()", or "".
+func (f *function) condition(ret *ast.ReturnStmt) string {
+	c, ok := f.cur.FindNode(ret)
+	if !ok {
+		return ""
+	}
+	child := c.Node()
+	for p := c.Parent(); ; p = p.Parent() {
+		switch n := p.Node().(type) {
+		case *ast.FuncDecl, *ast.FuncLit, nil:
+			return ""
+		case *ast.IfStmt:
+			if n.Body == child {
+				return " when " + types.ExprString(n.Cond)
+			}
+			if n.Else == child {
+				return " when !(" + types.ExprString(n.Cond) + ")"
+			}
+		case *ast.CommClause:
+			if n.Comm == nil {
+				return " in the default case of the select"
+			}
+			return " in case " + strings.TrimSpace(nodeString(n.Comm))
+		case *ast.CaseClause:
+			if n.List == nil {
+				return " in the default case"
+			}
+			parts := make([]string, len(n.List))
+			for i, e := range n.List {
+				parts[i] = types.ExprString(e)
+			}
+			return " in case " + strings.Join(parts, ", ")
+		}
+		child = p.Node()
+	}
+}
+
+func nodeString(n ast.Node) string {
+	switch n := n.(type) {
+	case *ast.ExprStmt:
+		return types.ExprString(n.X)
+	case *ast.AssignStmt:
+		lhs := make([]string, len(n.Lhs))
+		for i, e := range n.Lhs {
+			lhs[i] = types.ExprString(e)
+		}
+		return strings.Join(lhs, ", ") + " " + n.Tok.String() + " " + types.ExprString(n.Rhs[0])
+	case *ast.SendStmt:
+		return types.ExprString(n.Chan) + " <- " + types.ExprString(n.Value)
+	}
+	return ""
+}
+
+// handedOff reports whether the function hands the lease to another owner
+// anywhere (path-insensitively).
+func (l *lease) handedOff() bool {
+	for _, b := range l.f.cfg.Blocks {
+		for _, n := range b.Nodes {
+			if l.f.s.own.UseOf(n, l.objs, l.kind()) == ownership.HandOff {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fix returns the suggested fix: a deferred release right after the
+// acquisition (or its error check) when the function never hands the
+// lease off and the acquisition is not in a loop; otherwise a release
+// before each leaking return, when that is safe.
+func (l *lease) fix(out *outcome) (analysis.SuggestedFix, bool) {
+	k := l.kind()
+	if k.Fix == "" || l.id == nil {
+		return analysis.SuggestedFix{}, false
+	}
+	release := fmt.Sprintf(k.Fix, l.id.Name)
+	if !l.inLoop() && !l.handedOff() {
+		return l.deferFix(release)
+	}
+	return l.exitFix(out, release)
+}
+
+// deferFix inserts "defer release" after the acquisition, or after the
+// error check that follows it.
+func (l *lease) deferFix(release string) (analysis.SuggestedFix, bool) {
+	pass := l.f.s.pass
+	after, ok := l.insertionPoint()
+	if !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	src, err := pass.ReadFile(pass.Fset.File(after.Pos()).Name())
+	if err != nil {
+		return analysis.SuggestedFix{}, false
+	}
+	indent := analysisutil.Indent(pass.Fset, src, after.Pos())
+	return analysis.SuggestedFix{
+		Message:   "Defer " + release + " after the acquisition",
+		TextEdits: []analysis.TextEdit{{Pos: after.End(), End: after.End(), NewText: []byte("\n" + indent + "defer " + release)}},
+	}, true
+}
+
+// insertionPoint returns the statement after which a deferred release can
+// go: the acquisition, or the `if err != nil { return ... }` right after
+// it. It fails when the acquisition is not a statement of a block, or when
+// the lease may be nil on error and no check follows.
+func (l *lease) insertionPoint() (ast.Stmt, bool) {
+	stmt, ok := l.stmt.(ast.Stmt)
+	if !ok {
+		return nil, false
+	}
+	c, ok := l.f.cur.FindNode(stmt)
+	if !ok {
+		return nil, false
+	}
+	blk, ok := c.Parent().Node().(*ast.BlockStmt)
+	if !ok {
+		return nil, false
+	}
+	for i, s := range blk.List {
+		if s != stmt {
+			continue
+		}
+		if l.acq.Err < 0 || !l.kind().NilOnError {
+			if l.acq.Err >= 0 && i+1 < len(blk.List) && l.isErrCheck(blk.List[i+1]) {
+				return blk.List[i+1], true
+			}
+			return stmt, true
+		}
+		if i+1 < len(blk.List) && l.isErrCheck(blk.List[i+1]) {
+			return blk.List[i+1], true
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+// isErrCheck reports whether s is `if err != nil { ...; return ... }`
+// without an else, for the acquisition's error.
+func (l *lease) isErrCheck(s ast.Stmt) bool {
+	ifs, ok := s.(*ast.IfStmt)
+	if !ok || ifs.Init != nil || ifs.Else != nil || l.errObj == nil || len(ifs.Body.List) == 0 {
+		return false
+	}
+	if !impliesFailed(l.f.info(), ifs.Cond, true, l.errObj, nil) {
+		return false
+	}
+	switch last := ifs.Body.List[len(ifs.Body.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return last.Tok == token.CONTINUE || last.Tok == token.BREAK
+	}
+	return false
+}
+
+// exitFix inserts the release before each leaking return, and at the end of
+// the loop body when the loop leaks, when each of those places can see the
+// variable and is never reached when the acquisition failed.
+func (l *lease) exitFix(out *outcome, release string) (analysis.SuggestedFix, bool) {
+	pass := l.f.s.pass
+	src, err := pass.ReadFile(pass.Fset.File(l.call.Pos()).Name())
+	if err != nil {
+		return analysis.SuggestedFix{}, false
+	}
+	var edits []analysis.TextEdit
+	for _, ret := range out.leaks {
+		if out.failed[ret] || !l.visibleAt(ret.Pos()) || l.usesLease(ret) {
+			return analysis.SuggestedFix{}, false
+		}
+		c, ok := l.f.cur.FindNode(ret)
+		if !ok {
+			return analysis.SuggestedFix{}, false
+		}
+		switch c.Parent().Node().(type) {
+		case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+		default:
+			return analysis.SuggestedFix{}, false
+		}
+		indent := analysisutil.Indent(pass.Fset, src, ret.Pos())
+		edits = append(edits, analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)})
+	}
+	if out.loop {
+		loop := l.loopOf()
+		if loop == nil {
+			return analysis.SuggestedFix{}, false
+		}
+		body := loopBody(loop)
+		// Every way round: continue statements of this loop, and the end
+		// of the body.
+		ok := true
+		c, _ := l.f.cur.FindNode(body)
+		for bc := range c.Preorder((*ast.BranchStmt)(nil), (*ast.FuncLit)(nil), (*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.SwitchStmt)(nil), (*ast.SelectStmt)(nil)) {
+			if br, isBr := bc.Node().(*ast.BranchStmt); isBr && br.Tok == token.CONTINUE && br.Label == nil && innermostLoop(bc) == loop {
+				ok = false // a continue would skip the release: too subtle to fix
+			}
+		}
+		if !ok || body.Lbrace > l.stmt.Pos() || len(body.List) == 0 {
+			return analysis.SuggestedFix{}, false
+		}
+		last := body.List[len(body.List)-1]
+		if _, isRet := last.(*ast.ReturnStmt); isRet {
+			return analysis.SuggestedFix{}, false
+		}
+		if !l.visibleAt(last.End()) {
+			return analysis.SuggestedFix{}, false
+		}
+		indent := analysisutil.Indent(pass.Fset, src, last.Pos())
+		edits = append(edits, analysis.TextEdit{Pos: last.End(), End: last.End(), NewText: []byte("\n" + indent + release)})
+	}
+	if len(edits) == 0 {
+		return analysis.SuggestedFix{}, false
+	}
+	return analysis.SuggestedFix{
+		Message:   "Call " + release + " on each path that leaks it",
+		TextEdits: edits,
+	}, true
+}
+
+func innermostLoop(c inspector.Cursor) ast.Node {
+	for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil)) {
+		if e.Node() == c.Node() {
+			continue
+		}
+		return e.Node()
+	}
+	return nil
+}
+
+// visibleAt reports whether the lease variable's name denotes it at pos.
+func (l *lease) visibleAt(pos token.Pos) bool {
+	file := analysisutil.FileOf(l.f.s.pass, pos)
+	if file == nil {
+		return false
+	}
+	scope := l.f.info().Scopes[file].Innermost(pos)
+	if scope == nil {
+		return false
+	}
+	_, obj := scope.LookupParent(l.id.Name, pos)
+	return obj == l.obj
+}
+
+// usesLease reports whether n mentions the lease (then releasing before it
+// would change what it computes).
+func (l *lease) usesLease(n ast.Node) bool {
+	for o := range l.objs {
+		if analysisutil.ReferencesObject(l.f.info(), n, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// cancelFix names a discarded cancel function and defers it.
+func (l *lease) cancelFix(blank *ast.Ident) (analysis.SuggestedFix, bool) {
+	pass := l.f.s.pass
+	file := analysisutil.FileOf(pass, blank.Pos())
+	if file == nil {
+		return analysis.SuggestedFix{}, false
+	}
+	scope := l.f.info().Scopes[file].Innermost(blank.Pos())
+	if scope == nil {
+		return analysis.SuggestedFix{}, false
+	}
+	if _, obj := scope.LookupParent("cancel", blank.Pos()); obj != nil {
+		return analysis.SuggestedFix{}, false
+	}
+	stmt, ok := l.stmt.(ast.Stmt)
+	if !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	c, ok := l.f.cur.FindNode(stmt)
+	if !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	if _, ok := c.Parent().Node().(*ast.BlockStmt); !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	src, err := pass.ReadFile(pass.Fset.File(stmt.Pos()).Name())
+	if err != nil {
+		return analysis.SuggestedFix{}, false
+	}
+	indent := analysisutil.Indent(pass.Fset, src, stmt.Pos())
+	return analysis.SuggestedFix{
+		Message: "Name the cancel function and defer it",
+		TextEdits: []analysis.TextEdit{
+			{Pos: blank.Pos(), End: blank.End(), NewText: []byte("cancel")},
+			{Pos: stmt.End(), End: stmt.End(), NewText: []byte("\n" + indent + "defer cancel()")},
+		},
+	}, true
+}

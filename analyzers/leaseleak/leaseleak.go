@@ -1,0 +1,264 @@
+package leaseleak
+
+import (
+	_ "embed"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"go/version"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ownership"
+)
+
+//go:embed doc.go
+var doc string
+
+// Config is the check's configuration; the zero value is the default.
+type Config struct {
+	// Leases names more acquire/release pairs: types of your own that must
+	// be given back.
+	Leases []Lease `json:"leases"`
+}
+
+// Lease is one user lease: a function or method whose first result (or
+// first non-error result) must be released by calling Release on it.
+type Lease struct {
+	// Acquire is "pkg/path.Func" or "(*pkg/path.T).Method" (or
+	// "(pkg/path.T).Method").
+	Acquire string `json:"acquire"`
+	// Release is the name of the method that gives the lease back.
+	Release string `json:"release"`
+}
+
+// New returns the check bound to cfg. It panics on a malformed Acquire.
+func New(cfg Config) *analysis.Analyzer {
+	var extra []*ownership.Extra
+	for _, l := range cfg.Leases {
+		x, err := parseLease(l)
+		if err != nil {
+			panic("leaseleak: " + err.Error())
+		}
+		extra = append(extra, x)
+	}
+	return &analysis.Analyzer{
+		Name:     "leaseleak",
+		Doc:      analysisutil.MustExtractDoc(doc, "leaseleak"),
+		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/leaseleak.md",
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ownership.Analyzer},
+		Run:      (&checker{extra: extra}).run,
+	}
+}
+
+// Analyzer is the check with the default configuration.
+var Analyzer = New(Config{})
+
+func parseLease(l Lease) (*ownership.Extra, error) {
+	if l.Release == "" {
+		return nil, fmt.Errorf("lease %q has no release method", l.Acquire)
+	}
+	acq := strings.TrimSpace(l.Acquire)
+	x := &ownership.Extra{}
+	if strings.HasPrefix(acq, "(") {
+		end := strings.Index(acq, ")")
+		if end < 0 || end+2 >= len(acq) || acq[end+1] != '.' {
+			return nil, fmt.Errorf("malformed acquire %q: want (*pkg/path.T).Method", acq)
+		}
+		recv := strings.TrimPrefix(acq[1:end], "*")
+		dot := strings.LastIndex(recv, ".")
+		if dot < 0 {
+			return nil, fmt.Errorf("malformed acquire %q: want (*pkg/path.T).Method", acq)
+		}
+		x.Pkg, x.Recv, x.Name = recv[:dot], recv[dot+1:], acq[end+2:]
+	} else {
+		dot := strings.LastIndex(acq, ".")
+		if dot < 0 || strings.LastIndex(acq, "/") > dot {
+			return nil, fmt.Errorf("malformed acquire %q: want pkg/path.Func", acq)
+		}
+		x.Pkg, x.Name = acq[:dot], acq[dot+1:]
+	}
+	x.Index = -1 // first non-error result, resolved per call
+	x.Kind = &ownership.Kind{
+		ID: "user", Noun: "lease", Verb: "released", Release: []string{l.Release},
+		Fix:         "%s." + l.Release + "()",
+		Consequence: "what it holds is never given back",
+	}
+	return x, nil
+}
+
+type checker struct {
+	extra []*ownership.Extra
+}
+
+// state is the per-pass state.
+type state struct {
+	pass *analysis.Pass
+	own  *ownership.Result
+	cfgs *ctrlflow.CFGs
+	rep  *analysisutil.Reporter
+	ins  *inspector.Inspector
+}
+
+func (c *checker) run(pass *analysis.Pass) (any, error) {
+	own := pass.ResultOf[ownership.Analyzer].(*ownership.Result)
+	if len(c.extra) > 0 {
+		own = own.WithExtra(c.extra)
+	}
+	s := &state{
+		pass: pass,
+		own:  own,
+		cfgs: pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
+		rep:  analysisutil.NewReporter(pass),
+		ins:  pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+	}
+	for cur := range s.ins.Root().Preorder((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		var g *cfg.CFG
+		var body *ast.BlockStmt
+		var ftype *ast.FuncType
+		switch n := cur.Node().(type) {
+		case *ast.FuncDecl:
+			if n.Body == nil {
+				continue
+			}
+			g, body, ftype = s.cfgs.FuncDecl(n), n.Body, n.Type
+		case *ast.FuncLit:
+			g, body, ftype = s.cfgs.FuncLit(n), n.Body, n.Type
+		}
+		if g == nil || s.rep.InGenerated(body.Pos()) {
+			continue
+		}
+		fn := &function{s: s, cur: cur, cfg: g, body: body, ftype: ftype}
+		fn.check()
+	}
+	s.rep.Finish()
+	return nil, nil
+}
+
+// function is one function body under inspection.
+type function struct {
+	s     *state
+	cur   inspector.Cursor
+	cfg   *cfg.CFG
+	body  *ast.BlockStmt
+	ftype *ast.FuncType
+}
+
+func (f *function) info() *types.Info { return f.s.pass.TypesInfo }
+
+// newTimers reports whether the file holding pos has Go 1.23 or later
+// semantics for timers (or an unknown version, where we stay quiet).
+func (f *function) newTimers(pos token.Pos) bool {
+	file := analysisutil.FileOf(f.s.pass, pos)
+	if file == nil {
+		return true
+	}
+	v := f.info().FileVersions[file]
+	if v == "" {
+		v = f.s.pass.Pkg.GoVersion()
+	}
+	return v == "" || version.Compare(v, "go1.23") >= 0
+}
+
+func (f *function) check() {
+	f.checkTimerFuncs()
+	for _, b := range f.cfg.Blocks {
+		if !b.Live {
+			continue
+		}
+		for i, n := range b.Nodes {
+			f.checkNode(b, i, n)
+		}
+	}
+}
+
+// checkNode looks for an acquisition in node n (b.Nodes[i]).
+func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
+	var lhs []ast.Expr
+	var call *ast.CallExpr
+	define := false
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		if len(n.Rhs) != 1 {
+			return
+		}
+		call, _ = ast.Unparen(n.Rhs[0]).(*ast.CallExpr)
+		lhs = n.Lhs
+		define = n.Tok == token.DEFINE
+	case *ast.ValueSpec:
+		if len(n.Values) != 1 {
+			return
+		}
+		call, _ = ast.Unparen(n.Values[0]).(*ast.CallExpr)
+		for _, id := range n.Names {
+			lhs = append(lhs, id)
+		}
+		define = true
+	case *ast.ExprStmt:
+		call, _ = ast.Unparen(n.X).(*ast.CallExpr)
+	}
+	if call == nil {
+		return
+	}
+	if f.checkLock(b, i, n, call, lhs) {
+		return
+	}
+	a := f.s.own.Acquisition(call)
+	if a == nil {
+		return
+	}
+	if a.Index < 0 {
+		a.Index = firstNonError(a.Fn)
+		if a.Index < 0 {
+			return
+		}
+	}
+	if a.Kind.Timer && f.newTimers(call.Pos()) {
+		return // collected when unreferenced, since Go 1.23
+	}
+	l := &lease{f: f, acq: a, call: call, stmt: n, block: b, index: i, define: define}
+	nres := f.info().TypeOf(call)
+	if t, ok := nres.(*types.Tuple); ok && len(lhs) != t.Len() || !ok && len(lhs) > 1 {
+		return
+	}
+	if len(lhs) == 0 {
+		l.reportDiscarded(nil)
+		return
+	}
+	id, ok := ast.Unparen(lhs[a.Index]).(*ast.Ident)
+	if !ok {
+		return // stored in a field, slice or map: handed off
+	}
+	if id.Name == "_" {
+		l.reportDiscarded(id)
+		return
+	}
+	l.obj = f.info().ObjectOf(id)
+	l.id = id
+	if a.Err >= 0 && a.Err < len(lhs) {
+		if eid, ok := ast.Unparen(lhs[a.Err]).(*ast.Ident); ok && eid.Name != "_" {
+			l.errObj = f.info().ObjectOf(eid)
+		}
+	}
+	if l.obj == nil {
+		return
+	}
+	l.check()
+}
+
+func firstNonError(fn *types.Func) int {
+	res := fn.Type().(*types.Signature).Results()
+	for i := range res.Len() {
+		if !analysisutil.IsErrorInterface(res.At(i).Type()) {
+			return i
+		}
+	}
+	return -1
+}

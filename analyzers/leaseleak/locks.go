@@ -1,0 +1,237 @@
+package leaseleak
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+const semaphorePkg = "golang.org/x/sync/semaphore"
+
+// lockKind says how a lock-like lease is released.
+type lockKind struct {
+	release     string // Unlock, RUnlock, Release
+	noun, verb  string
+	consequence string
+}
+
+var (
+	lockMutex    = &lockKind{"Unlock", "mutex", "unlocked", "the next Lock blocks forever"}
+	lockRead     = &lockKind{"RUnlock", "read lock", "released", "every later Lock blocks forever"}
+	lockWeighted = &lockKind{"Release", "semaphore weight", "released", "later Acquire calls block forever once the weight runs out"}
+)
+
+// lockOf returns the lock kind acquired by call, or nil.
+func lockOf(info *types.Info, call *ast.CallExpr) *lockKind {
+	fn := analysisutil.Callee(info, call)
+	switch {
+	case fn == nil:
+		return nil
+	case analysisutil.IsMethod(fn, "sync", "Mutex", "Lock"), analysisutil.IsMethod(fn, "sync", "RWMutex", "Lock"):
+		return lockMutex
+	case analysisutil.IsMethod(fn, "sync", "RWMutex", "RLock"):
+		return lockRead
+	case analysisutil.IsMethod(fn, semaphorePkg, "Weighted", "Acquire"):
+		return lockWeighted
+	}
+	return nil
+}
+
+// isRelease reports whether call releases a lock of kind k.
+func (k *lockKind) isRelease(info *types.Info, call *ast.CallExpr) bool {
+	fn := analysisutil.Callee(info, call)
+	if fn == nil || fn.Name() != k.release {
+		return false
+	}
+	switch k {
+	case lockWeighted:
+		return analysisutil.IsMethod(fn, semaphorePkg, "Weighted", "Release")
+	default:
+		return analysisutil.IsMethod(fn, "sync", "Mutex", k.release) || analysisutil.IsMethod(fn, "sync", "RWMutex", k.release)
+	}
+}
+
+// keyOf returns the objects that spell a lock expression (s.mu -> [s, mu]),
+// or nil when it involves calls or indexing.
+func keyOf(info *types.Info, e ast.Expr) []types.Object {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if o := info.Uses[e]; o != nil {
+			return []types.Object{o}
+		}
+	case *ast.SelectorExpr:
+		if _, ok := info.Selections[e]; !ok {
+			if o := info.Uses[e.Sel]; o != nil {
+				return []types.Object{o} // pkg.mu
+			}
+			return nil
+		}
+		if x := keyOf(info, e.X); x != nil {
+			return append(x, info.Uses[e.Sel])
+		}
+	case *ast.UnaryExpr:
+		return keyOf(info, e.X)
+	case *ast.StarExpr:
+		return keyOf(info, e.X)
+	}
+	return nil
+}
+
+func recvOf(call *ast.CallExpr) ast.Expr {
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		return sel.X
+	}
+	return nil
+}
+
+// checkLock handles a lock acquisition in node n; it reports whether call
+// acquires a lock.
+func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr, lhs []ast.Expr) bool {
+	info := f.info()
+	k := lockOf(info, call)
+	if k == nil {
+		return false
+	}
+	if _, ok := n.(*ast.ExprStmt); !ok && k != lockWeighted {
+		return true
+	}
+	recv := recvOf(call)
+	if recv == nil {
+		return true
+	}
+	key := keyOf(info, recv)
+	if key == nil {
+		return true
+	}
+	var errObj types.Object
+	if len(lhs) == 1 {
+		if id, ok := lhs[0].(*ast.Ident); ok && id.Name != "_" {
+			errObj = info.ObjectOf(id)
+		}
+	}
+	releases := func(root ast.Node, explicitOnly bool) bool {
+		found := false
+		ast.Inspect(root, func(x ast.Node) bool {
+			c, ok := x.(*ast.CallExpr)
+			if !ok || found {
+				return !found
+			}
+			if k.isRelease(info, c) {
+				if r := recvOf(c); r != nil && slices.Equal(keyOf(info, r), key) {
+					found = true
+				}
+				return !found
+			}
+			if explicitOnly {
+				return true
+			}
+			// A helper of this package that unlocks, given the lock's
+			// owner: s.unlockAndNotify(), release(&s.mu).
+			fn := analysisutil.Callee(info, c)
+			if fn == nil || fn.Pkg() != f.s.pass.Pkg || !f.s.own.Unlocks(fn) {
+				return true
+			}
+			if analysisutil.ReferencesObject(info, c, key[0]) {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	// Only functions that release this lock themselves somewhere are held
+	// to releasing it on every path; the others hand it to their caller.
+	if !releases(f.body, true) {
+		return true
+	}
+	w := &walker{
+		info:       info,
+		start:      b,
+		index:      i,
+		acq:        n,
+		disposes:   func(x ast.Node) bool { return releases(x, false) },
+		assignsErr: func(x ast.Node) bool { return assigns(info, x, errObj) },
+		failed: func(cond ast.Expr, truth bool) bool {
+			return impliesFailed(info, cond, truth, errObj, nil)
+		},
+		released: func(ast.Expr, bool) bool { return false },
+		tagCases: f.tagCases(),
+	}
+	out := w.search()
+	if len(out.leaks) == 0 && !out.loop {
+		return true
+	}
+	name := types.ExprString(recv)
+	var where string
+	var related []analysis.RelatedInformation
+	for _, ret := range out.leaks {
+		related = append(related, analysis.RelatedInformation{
+			Pos: ret.Pos(), End: ret.End(),
+			Message: fmt.Sprintf("this return is reached with %s still held", name),
+		})
+	}
+	if len(out.leaks) > 0 {
+		where = "on the path through the return" + f.condition(out.leaks[0])
+		if m := len(out.leaks) - 1; m == 1 {
+			where += " and one other return"
+		} else if m > 1 {
+			where += fmt.Sprintf(" and %d other returns", m)
+		}
+	}
+	if out.loop {
+		if where != "" {
+			where += ", nor "
+		}
+		where += "before the loop acquires it again"
+	}
+	verb := map[*lockKind]string{lockMutex: "locked", lockRead: "read-locked", lockWeighted: "acquired"}[k]
+	msg := fmt.Sprintf("%s is %s here but the %s is not %s %s, so %s", name, verb, k.noun, k.verb, where, k.consequence)
+	d := analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Message: msg, Related: related}
+	if fix, ok := f.lockFix(out, call, recv, key, k); ok {
+		d.SuggestedFixes = []analysis.SuggestedFix{fix}
+	}
+	f.s.rep.Report(d)
+	return true
+}
+
+// lockFix releases the lock before each leaking return whose results do not
+// read through the lock's owner.
+func (f *function) lockFix(out *outcome, call *ast.CallExpr, recv ast.Expr, key []types.Object, k *lockKind) (analysis.SuggestedFix, bool) {
+	if out.loop || len(out.leaks) == 0 || k == lockWeighted {
+		return analysis.SuggestedFix{}, false
+	}
+	pass := f.s.pass
+	src, err := pass.ReadFile(pass.Fset.File(call.Pos()).Name())
+	if err != nil {
+		return analysis.SuggestedFix{}, false
+	}
+	release := types.ExprString(recv) + "." + k.release + "()"
+	var edits []analysis.TextEdit
+	for _, ret := range out.leaks {
+		if out.failed[ret] || analysisutil.ReferencesObject(f.info(), ret, key[0]) {
+			return analysis.SuggestedFix{}, false
+		}
+		for _, r := range ret.Results {
+			if _, ok := ast.Unparen(r).(*ast.CallExpr); ok {
+				return analysis.SuggestedFix{}, false // may need the lock
+			}
+		}
+		c, ok := f.cur.FindNode(ret)
+		if !ok {
+			return analysis.SuggestedFix{}, false
+		}
+		switch c.Parent().Node().(type) {
+		case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+		default:
+			return analysis.SuggestedFix{}, false
+		}
+		indent := analysisutil.Indent(pass.Fset, src, ret.Pos())
+		edits = append(edits, analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)})
+	}
+	return analysis.SuggestedFix{Message: "Call " + release + " before returning", TextEdits: edits}, true
+}

@@ -1,0 +1,243 @@
+package ownership
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// Kind is a kind of lease: how it is named in messages, how it is released
+// and what leaking it costs at run time.
+type Kind struct {
+	// ID names the kind in facts: "cancel", "timer", "file", ...
+	ID string
+	// Noun names the acquired object: "cancel function", "file".
+	Noun string
+	// Verb is the past participle of releasing: "called", "closed".
+	Verb string
+	// Release lists the methods that release the lease (or hand it to a
+	// new owner, like rt/lease's Transfer).
+	Release []string
+	// Call is true when the lease is a function and calling it releases it.
+	Call bool
+	// Field, when set, is the field through which the lease is released
+	// (resp.Body.Close()). "*" means any field (the generic kind).
+	Field string
+	// Consequence completes "so ..." in messages.
+	Consequence string
+	// Timer is true for timers and tickers, which from Go 1.23 are
+	// collected when unreferenced even if not stopped.
+	Timer bool
+	// NextCloses is true when a Next() call returning false releases the
+	// lease (database/sql.Rows).
+	NextCloses bool
+	// Fix is the release call for a suggested fix, with %s for the lease
+	// variable ("%s.Close()"); empty when no fix is safe to offer.
+	Fix string
+	// NilOnError is true when the lease is nil when the acquisition's error
+	// is not nil, so releasing it then would panic.
+	NilOnError bool
+}
+
+// Releases reports whether calling method name on the lease releases it.
+func (k *Kind) Releases(name string) bool { return slices.Contains(k.Release, name) }
+
+// Built-in lease kinds.
+var (
+	KindCancel = &Kind{ID: "cancel", Noun: "cancel function", Verb: "called", Call: true, Fix: "%s()",
+		Consequence: "the child context and its resources live until the parent context ends"}
+	KindCancelTimer = &Kind{ID: "cancel-timer", Noun: "cancel function", Verb: "called", Call: true, Fix: "%s()",
+		Consequence: "the timer and the child context live until the deadline passes or the parent context ends"}
+	KindTimer = &Kind{ID: "timer", Noun: "timer", Verb: "stopped", Release: []string{"Stop"}, Timer: true, Fix: "%s.Stop()",
+		Consequence: "the timer stays in the runtime's heap until it fires"}
+	KindTicker = &Kind{ID: "ticker", Noun: "ticker", Verb: "stopped", Release: []string{"Stop"}, Timer: true, Fix: "%s.Stop()",
+		Consequence: "the ticker keeps firing and is never collected"}
+	KindRows = &Kind{ID: "rows", Noun: "rows", Verb: "closed", Release: []string{"Close"}, NextCloses: true, Fix: "%s.Close()", NilOnError: true,
+		Consequence: "the database connection is not returned to the pool"}
+	KindTx = &Kind{ID: "tx", Noun: "transaction", Verb: "committed or rolled back", Release: []string{"Commit", "Rollback"}, Fix: "%s.Rollback()", NilOnError: true,
+		Consequence: "the transaction keeps its connection and its locks"}
+	KindStmt = &Kind{ID: "stmt", Noun: "prepared statement", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()", NilOnError: true,
+		Consequence: "the statement stays prepared on its connections"}
+	KindConn = &Kind{ID: "conn", Noun: "connection", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()", NilOnError: true,
+		Consequence: "the connection and its file descriptor stay open"}
+	KindBody = &Kind{ID: "body", Noun: "response body", Verb: "closed", Release: []string{"Close"}, Field: "Body", Fix: "%s.Body.Close()", NilOnError: true,
+		Consequence: "the connection cannot be reused and leaks with its goroutines"}
+	KindFile = &Kind{ID: "file", Noun: "file", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()", NilOnError: true,
+		Consequence: "the file descriptor stays open until a finalizer runs"}
+	KindListener = &Kind{ID: "listener", Noun: "listener", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()", NilOnError: true,
+		Consequence: "the port stays bound and its file descriptor open"}
+	KindSpan = &Kind{ID: "span", Noun: "span", Verb: "ended", Release: []string{"End"}, Fix: "%s.End()",
+		Consequence: "the span is never exported and its data stays in memory"}
+	KindLease = &Kind{ID: "lease", Noun: "lease", Verb: "released", Release: []string{"Release", "Transfer"},
+		Consequence: "its cleanup never runs"}
+)
+
+// genericRelease lists the method names that release some lease; a
+// parameter on which a function calls one of them is taken to be released.
+var genericRelease = []string{
+	"Close", "Stop", "Release", "End", "Unlock", "RUnlock", "Rollback", "Commit",
+	"Cancel", "Transfer", "Shutdown", "Finish", "Free", "Dispose", "CloseSend",
+}
+
+// generic is the kind used for parameters, whose kind is not known: any
+// release-named method, on the value or one of its fields, releases it, and
+// so does calling it.
+var generic = &Kind{ID: "generic", Release: genericRelease, Call: true, Field: "*"}
+
+var builtinKinds = []*Kind{KindCancel, KindCancelTimer, KindTimer, KindTicker, KindRows, KindTx, KindStmt,
+	KindConn, KindBody, KindFile, KindListener, KindSpan, KindLease}
+
+// KindByID returns the built-in kind with the given ID, or nil.
+func KindByID(id string) *Kind {
+	for _, k := range builtinKinds {
+		if k.ID == id {
+			return k
+		}
+	}
+	return nil
+}
+
+// acquirer is a function or method that returns a lease.
+type acquirer struct {
+	pkg, recv, name string // recv is "" for package-level functions
+	idx             int    // result index of the lease
+	kind            *Kind
+}
+
+const rtLease = "github.com/cancelcheck/cancelcheck/rt/lease"
+
+var acquirers = []acquirer{
+	{"context", "", "WithCancel", 1, KindCancel},
+	{"context", "", "WithCancelCause", 1, KindCancel},
+	{"context", "", "WithTimeout", 1, KindCancelTimer},
+	{"context", "", "WithTimeoutCause", 1, KindCancelTimer},
+	{"context", "", "WithDeadline", 1, KindCancelTimer},
+	{"context", "", "WithDeadlineCause", 1, KindCancelTimer},
+	{"time", "", "NewTimer", 0, KindTimer},
+	{"time", "", "NewTicker", 0, KindTicker},
+	{"database/sql", "DB", "Query", 0, KindRows},
+	{"database/sql", "DB", "QueryContext", 0, KindRows},
+	{"database/sql", "Tx", "Query", 0, KindRows},
+	{"database/sql", "Tx", "QueryContext", 0, KindRows},
+	{"database/sql", "Conn", "QueryContext", 0, KindRows},
+	{"database/sql", "Stmt", "Query", 0, KindRows},
+	{"database/sql", "Stmt", "QueryContext", 0, KindRows},
+	{"database/sql", "DB", "Begin", 0, KindTx},
+	{"database/sql", "DB", "BeginTx", 0, KindTx},
+	{"database/sql", "Conn", "BeginTx", 0, KindTx},
+	{"database/sql", "DB", "Prepare", 0, KindStmt},
+	{"database/sql", "DB", "PrepareContext", 0, KindStmt},
+	{"database/sql", "Tx", "Prepare", 0, KindStmt},
+	{"database/sql", "Tx", "PrepareContext", 0, KindStmt},
+	{"database/sql", "Conn", "PrepareContext", 0, KindStmt},
+	{"database/sql", "DB", "Conn", 0, KindConn},
+	{"net/http", "", "Get", 0, KindBody},
+	{"net/http", "", "Head", 0, KindBody},
+	{"net/http", "", "Post", 0, KindBody},
+	{"net/http", "", "PostForm", 0, KindBody},
+	{"net/http", "Client", "Do", 0, KindBody},
+	{"net/http", "Client", "Get", 0, KindBody},
+	{"net/http", "Client", "Head", 0, KindBody},
+	{"net/http", "Client", "Post", 0, KindBody},
+	{"net/http", "Client", "PostForm", 0, KindBody},
+	{"net", "", "Dial", 0, KindConn},
+	{"net", "", "DialTimeout", 0, KindConn},
+	{"net", "Dialer", "Dial", 0, KindConn},
+	{"net", "Dialer", "DialContext", 0, KindConn},
+	{"net", "", "Listen", 0, KindListener},
+	{"net", "ListenConfig", "Listen", 0, KindListener},
+	{"os", "", "Open", 0, KindFile},
+	{"os", "", "OpenFile", 0, KindFile},
+	{"os", "", "Create", 0, KindFile},
+	{"os", "", "CreateTemp", 0, KindFile},
+	{"go.opentelemetry.io/otel/trace", "Tracer", "Start", 1, KindSpan},
+	{rtLease, "", "Owned", 0, KindLease},
+	{rtLease, "Reaper", "Owned", 0, KindLease},
+}
+
+// Acquisition describes a call that acquires a lease.
+type Acquisition struct {
+	Kind  *Kind
+	Index int    // result index of the lease
+	Err   int    // result index of the error, or -1
+	Name  string // the callee for messages: "context.WithTimeout", "(*sql.DB).QueryContext"
+	Fn    *types.Func
+}
+
+// Acquisition returns what call acquires, or nil. Calls to functions known
+// by a ReturnsLease fact to return a lease they acquired count too, and so
+// do the extra acquirers the check was configured with.
+func (r *Result) Acquisition(call *ast.CallExpr) *Acquisition {
+	fn := analysisutil.Callee(r.info, call)
+	if fn == nil {
+		return nil
+	}
+	fn = fn.Origin()
+	sig := fn.Type().(*types.Signature)
+	mk := func(k *Kind, idx int) *Acquisition {
+		if idx >= sig.Results().Len() {
+			return nil
+		}
+		return &Acquisition{Kind: k, Index: idx, Err: analysisutil.ErrorResult(sig), Name: FuncName(fn), Fn: fn}
+	}
+	for _, a := range acquirers {
+		if a.name != fn.Name() {
+			continue
+		}
+		if a.recv == "" && analysisutil.IsFunc(fn, a.pkg, a.name) ||
+			a.recv != "" && analysisutil.IsMethod(fn, a.pkg, a.recv, a.name) {
+			return mk(a.kind, a.idx)
+		}
+	}
+	for _, x := range r.extra {
+		if x.Matches(fn) {
+			return mk(x.Kind, x.Index)
+		}
+	}
+	if idx, k := r.returnsLease(fn); k != nil {
+		return mk(k, idx)
+	}
+	return nil
+}
+
+// Extra is a lease kind configured by the user.
+type Extra struct {
+	// Pkg, Recv and Name name the acquiring function or method; Recv is ""
+	// for package-level functions.
+	Pkg, Recv, Name string
+	// Index is the result holding the lease.
+	Index int
+	Kind  *Kind
+}
+
+// Matches reports whether fn is the configured acquirer.
+func (x *Extra) Matches(fn *types.Func) bool {
+	if x.Recv == "" {
+		return analysisutil.IsFunc(fn, x.Pkg, x.Name)
+	}
+	return analysisutil.IsMethod(fn, x.Pkg, x.Recv, x.Name)
+}
+
+// FuncName spells fn for messages: "os.Open", "(*sql.DB).QueryContext",
+// "(trace.Tracer).Start".
+func FuncName(fn *types.Func) string {
+	sig := fn.Type().(*types.Signature)
+	if sig.Recv() == nil {
+		if fn.Pkg() == nil {
+			return fn.Name()
+		}
+		return fn.Pkg().Name() + "." + fn.Name()
+	}
+	t := sig.Recv().Type()
+	ptr := ""
+	if p, ok := t.(*types.Pointer); ok {
+		t, ptr = p.Elem(), "*"
+	}
+	name := types.TypeString(t, func(p *types.Package) string { return p.Name() })
+	if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil {
+		name = n.Obj().Pkg().Name() + "." + n.Obj().Name()
+	}
+	return "(" + ptr + name + ")." + fn.Name()
+}

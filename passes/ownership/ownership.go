@@ -1,0 +1,352 @@
+package ownership
+
+import (
+	_ "embed"
+	"fmt"
+	"go/ast"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer computes lease ownership for a package. Its result is a *Result;
+// it exports Consumes and ReturnsLease facts.
+var Analyzer = &analysis.Analyzer{
+	Name:       "ownership",
+	Doc:        analysisutil.MustExtractDoc(doc, "ownership"),
+	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ownership",
+	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	FactTypes:  []analysis.Fact{(*Consumes)(nil), (*ReturnsLease)(nil)},
+	Run:        run,
+}
+
+// Consumes is the fact that a function releases or takes ownership of the
+// parameters at Params (0-based, receiver excluded): a caller that passes a
+// lease there has handed it off.
+type Consumes struct{ Params []int }
+
+func (*Consumes) AFact() {}
+
+func (f *Consumes) String() string {
+	s := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		s[i] = fmt.Sprint(p)
+	}
+	return "releases its parameter " + strings.Join(s, ", ")
+}
+
+// ReturnsLease is the fact that a function returns, in result Index, a
+// lease of kind KindID that it acquired: its callers own it.
+type ReturnsLease struct {
+	Index  int
+	KindID string
+}
+
+func (*ReturnsLease) AFact() {}
+
+func (f *ReturnsLease) String() string {
+	return fmt.Sprintf("returns an owned %s in result %d", f.KindID, f.Index)
+}
+
+// Result is the ownership information of one package.
+type Result struct {
+	pass           *analysis.Pass
+	info           *types.Info
+	pkg            *types.Package
+	extra          []*Extra
+	consumes       map[*types.Func][]int
+	returns        map[*types.Func]*ReturnsLease
+	releasedFields map[*types.Var]bool
+	unlocks        map[*types.Func]bool
+}
+
+// WithExtra returns a view of r that also knows the configured acquirers.
+func (r *Result) WithExtra(extra []*Extra) *Result {
+	c := *r
+	c.extra = extra
+	return &c
+}
+
+// Consumes reports whether fn releases or takes ownership of its parameter
+// i.
+func (r *Result) Consumes(fn *types.Func, i int) bool {
+	fn = fn.Origin()
+	if fn.Pkg() == r.pkg {
+		return slices.Contains(r.consumes[fn], i)
+	}
+	var f Consumes
+	return r.pass.ImportObjectFact(fn, &f) && slices.Contains(f.Params, i)
+}
+
+func (r *Result) returnsLease(fn *types.Func) (int, *Kind) {
+	if fn.Pkg() == r.pkg {
+		if f := r.returns[fn]; f != nil {
+			return f.Index, KindByID(f.KindID)
+		}
+		return -1, nil
+	}
+	var f ReturnsLease
+	if r.pass.ImportObjectFact(fn, &f) {
+		return f.Index, KindByID(f.KindID)
+	}
+	return -1, nil
+}
+
+// FieldReleased reports whether field, of a type of this package, is
+// released somewhere in the package.
+func (r *Result) FieldReleased(field *types.Var) bool { return r.releasedFields[field] }
+
+// Unlocks reports whether fn, a function of this package, unlocks a mutex
+// or releases a semaphore somewhere in its body.
+func (r *Result) Unlocks(fn *types.Func) bool { return r.unlocks[fn.Origin()] }
+
+type funcInfo struct {
+	obj  *types.Func
+	decl *ast.FuncDecl
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	r := &Result{
+		pass:           pass,
+		info:           pass.TypesInfo,
+		pkg:            pass.Pkg,
+		consumes:       make(map[*types.Func][]int),
+		returns:        make(map[*types.Func]*ReturnsLease),
+		releasedFields: make(map[*types.Var]bool),
+		unlocks:        make(map[*types.Func]bool),
+	}
+	var funcs []funcInfo
+	for c := range ins.Root().Preorder((*ast.FuncDecl)(nil)) {
+		d := c.Node().(*ast.FuncDecl)
+		obj, _ := pass.TypesInfo.Defs[d.Name].(*types.Func)
+		if d.Body == nil || obj == nil {
+			continue
+		}
+		funcs = append(funcs, funcInfo{obj, d})
+	}
+	// Field selections, for releasedFields.
+	type fieldUse struct {
+		field *types.Var
+		stack []ast.Node
+	}
+	var fieldUses []fieldUse
+	ins.WithStack([]ast.Node{(*ast.SelectorExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
+		if !push {
+			return true
+		}
+		sel := n.(*ast.SelectorExpr)
+		s := pass.TypesInfo.Selections[sel]
+		if s == nil {
+			return true
+		}
+		switch s.Kind() {
+		case types.FieldVal:
+			if v, ok := s.Obj().(*types.Var); ok && v.Pkg() == pass.Pkg {
+				st := append(slices.Clone(stack), sel.Sel)
+				fieldUses = append(fieldUses, fieldUse{v, st})
+			}
+		case types.MethodVal:
+			if isLockRelease(s.Obj()) {
+				if fd := enclosingDecl(stack); fd != nil {
+					if obj, ok := pass.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+						r.unlocks[obj] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+
+	for changed := true; changed; {
+		changed = false
+		for _, fu := range fieldUses {
+			if r.releasedFields[fu.field] {
+				continue
+			}
+			if r.classify(fu.stack, generic, map[types.Object]bool{fu.field: true}) != Borrow {
+				r.releasedFields[fu.field] = true
+				changed = true
+			}
+		}
+		for _, f := range funcs {
+			params := f.obj.Type().(*types.Signature).Params()
+			for i := range params.Len() {
+				p := params.At(i)
+				if p.Name() == "" || p.Name() == "_" || slices.Contains(r.consumes[f.obj], i) || !mayHoldLease(p.Type()) {
+					continue
+				}
+				objs := r.Aliases(f.decl.Body, map[types.Object]bool{p: true})
+				if r.UseOf(f.decl.Body, objs, generic) != Borrow {
+					r.consumes[f.obj] = append(r.consumes[f.obj], i)
+					changed = true
+				}
+			}
+			if r.returns[f.obj] == nil {
+				if rl := r.computeReturns(f.decl); rl != nil {
+					r.returns[f.obj] = rl
+					changed = true
+				}
+			}
+		}
+	}
+	for _, f := range funcs {
+		if ps := r.consumes[f.obj]; len(ps) > 0 {
+			slices.Sort(ps)
+			pass.ExportObjectFact(f.obj, &Consumes{Params: ps})
+		}
+		if rl := r.returns[f.obj]; rl != nil {
+			pass.ExportObjectFact(f.obj, rl)
+		}
+	}
+	return r, nil
+}
+
+func enclosingDecl(stack []ast.Node) *ast.FuncDecl {
+	for i := len(stack) - 1; i >= 0; i-- {
+		if fd, ok := stack[i].(*ast.FuncDecl); ok {
+			return fd
+		}
+	}
+	return nil
+}
+
+// isLockRelease reports whether obj is sync.(RW)Mutex.Unlock/RUnlock or
+// semaphore.Weighted.Release.
+func isLockRelease(obj types.Object) bool {
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	return analysisutil.IsMethod(fn, "sync", "Mutex", "Unlock") ||
+		analysisutil.IsMethod(fn, "sync", "RWMutex", "Unlock") ||
+		analysisutil.IsMethod(fn, "sync", "RWMutex", "RUnlock") ||
+		analysisutil.IsMethod(fn, "sync", "Locker", "Unlock") ||
+		analysisutil.IsMethod(fn, "golang.org/x/sync/semaphore", "Weighted", "Release")
+}
+
+// mayHoldLease reports whether a parameter of type t can hold a lease.
+func mayHoldLease(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Interface, *types.Signature, *types.Struct:
+		return true
+	}
+	return false
+}
+
+// computeReturns returns the ReturnsLease fact of decl, or nil: some return
+// statement returns, in one result, a lease the function acquired and did
+// not also hand to someone else.
+func (r *Result) computeReturns(decl *ast.FuncDecl) *ReturnsLease {
+	sig := r.info.Defs[decl.Name].Type().(*types.Signature)
+	if sig.Results().Len() == 0 {
+		return nil
+	}
+	// Variables holding a lease acquired in this function.
+	held := make(map[types.Object]*Kind)
+	var returns []*ast.ReturnStmt
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			returns = append(returns, n)
+		case *ast.AssignStmt:
+			if len(n.Rhs) != 1 {
+				return true
+			}
+			call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if a := r.Acquisition(call); a != nil && a.Index < len(n.Lhs) && len(n.Lhs) > 1 || a != nil && len(n.Lhs) == 1 && a.Index == 0 {
+				if id, ok := n.Lhs[a.Index].(*ast.Ident); ok && id.Name != "_" {
+					if v := r.info.ObjectOf(id); v != nil {
+						held[v] = a.Kind
+					}
+				}
+			}
+		}
+		return true
+	})
+	for _, ret := range returns {
+		if len(ret.Results) == 1 && sig.Results().Len() > 1 {
+			if call, ok := ast.Unparen(ret.Results[0]).(*ast.CallExpr); ok {
+				if a := r.Acquisition(call); a != nil {
+					return &ReturnsLease{Index: a.Index, KindID: a.Kind.ID}
+				}
+			}
+			continue
+		}
+		for i, e := range ret.Results {
+			switch e := ast.Unparen(e).(type) {
+			case *ast.CallExpr:
+				if a := r.Acquisition(e); a != nil && a.Index == 0 && sig.Results().Len() == len(ret.Results) {
+					if t := r.info.TypeOf(e); t != nil && !isTuple(t) {
+						return &ReturnsLease{Index: i, KindID: a.Kind.ID}
+					}
+				}
+			case *ast.Ident:
+				v := r.info.Uses[e]
+				k := held[v]
+				if k == nil {
+					continue
+				}
+				if r.handedElsewhere(decl.Body, v, k) {
+					continue
+				}
+				return &ReturnsLease{Index: i, KindID: k.ID}
+			}
+		}
+	}
+	return nil
+}
+
+func isTuple(t types.Type) bool { _, ok := t.(*types.Tuple); return ok }
+
+// handedElsewhere reports whether v is released or handed off in body other
+// than by being returned.
+func (r *Result) handedElsewhere(body ast.Node, v types.Object, k *Kind) bool {
+	objs := map[types.Object]bool{v: true}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.ReturnStmt:
+			for _, e := range n.Results {
+				if id, ok := ast.Unparen(e).(*ast.Ident); ok && objs[r.info.Uses[id]] {
+					continue
+				}
+				if r.UseOf(e, objs, k) != Borrow {
+					found = true
+				}
+			}
+			return false
+		case ast.Stmt:
+			switch n.(type) {
+			case *ast.BlockStmt, *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt,
+				*ast.SelectStmt, *ast.CaseClause, *ast.CommClause, *ast.LabeledStmt:
+				return true
+			}
+			if r.UseOf(n, objs, k) != Borrow {
+				found = true
+			}
+			return false
+		}
+		return true
+	})
+	return found
+}

@@ -1,0 +1,386 @@
+package ownership
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+)
+
+// Use says what one piece of code does with a lease.
+type Use int
+
+const (
+	Borrow  Use = iota // reads it, or passes it to code that does not take ownership
+	Release            // releases it (or arranges it, e.g. defer)
+	HandOff            // gives it to a new owner: returned, stored, sent, given to a goroutine
+)
+
+// Aliases returns objs plus the local variables of body that are assigned
+// one of them directly (w := v, w = v, var w = v), to a fixed point.
+func (r *Result) Aliases(body ast.Node, objs map[types.Object]bool) map[types.Object]bool {
+	out := make(map[types.Object]bool, len(objs))
+	for o := range objs {
+		out[o] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		ast.Inspect(body, func(n ast.Node) bool {
+			var lhs, rhs []ast.Expr
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				lhs, rhs = n.Lhs, n.Rhs
+			case *ast.ValueSpec:
+				for _, id := range n.Names {
+					lhs = append(lhs, id)
+				}
+				rhs = n.Values
+			default:
+				return true
+			}
+			if len(lhs) != len(rhs) {
+				return true
+			}
+			for i, rv := range rhs {
+				id, ok := ast.Unparen(rv).(*ast.Ident)
+				if !ok || !out[r.info.Uses[id]] {
+					continue
+				}
+				lid, ok := lhs[i].(*ast.Ident)
+				if !ok || lid.Name == "_" {
+					continue
+				}
+				obj := r.info.ObjectOf(lid)
+				if v, ok := obj.(*types.Var); ok && r.isLocal(v) && !out[v] {
+					out[v] = true
+					changed = true
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// isLocal reports whether v is a function-local variable.
+func (r *Result) isLocal(v *types.Var) bool {
+	return v.Parent() != nil && v.Parent() != r.pkg.Scope() && v.Parent() != types.Universe
+}
+
+// UseOf returns the strongest use (HandOff > Release > Borrow) that root
+// makes of the lease held in objs (a variable and its aliases), for a lease
+// of kind k. Assignments to aliases are borrows; the caller tracks aliases
+// with Aliases.
+func (r *Result) UseOf(root ast.Node, objs map[types.Object]bool, k *Kind) Use {
+	best := Borrow
+	var stack []ast.Node
+	ast.Inspect(root, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
+		if id, ok := n.(*ast.Ident); ok && objs[r.info.Uses[id]] {
+			if u := r.classify(stack, k, objs); u > best {
+				best = u
+			}
+		}
+		return best != HandOff
+	})
+	return best
+}
+
+// classify says what the innermost node of stack, an identifier naming the
+// lease, does with it. stack holds the path from the root.
+func (r *Result) classify(stack []ast.Node, k *Kind, objs map[types.Object]bool) Use {
+	for _, n := range stack {
+		if _, ok := n.(*ast.GoStmt); ok {
+			return HandOff // a goroutine now holds it
+		}
+	}
+	i := len(stack) - 1
+	up := func() ast.Node {
+		for i--; i >= 0; i-- {
+			if _, ok := stack[i].(*ast.ParenExpr); !ok {
+				return stack[i]
+			}
+		}
+		return nil
+	}
+	child := stack[i]
+	p := up()
+	if sel, ok := p.(*ast.SelectorExpr); ok && sel.Sel == child {
+		child, p = sel, up() // the lease is a field: x.f
+	}
+	// Release through a field: resp.Body.Close().
+	if k.Field != "" {
+		for {
+			sel, ok := p.(*ast.SelectorExpr)
+			if !ok || sel.X != child {
+				break
+			}
+			s := r.info.Selections[sel]
+			if s == nil || s.Kind() != types.FieldVal || (k.Field != "*" && sel.Sel.Name != k.Field) {
+				break
+			}
+			child, p = p, up()
+			if k.Field != "*" {
+				break
+			}
+		}
+	}
+	switch p := p.(type) {
+	case nil:
+		return Borrow
+	case *ast.SelectorExpr:
+		if p.X != child {
+			return Borrow
+		}
+		s := r.info.Selections[p]
+		if s == nil {
+			return Borrow
+		}
+		if s.Kind() == types.FieldVal {
+			return Borrow // resp.StatusCode
+		}
+		if k.Releases(p.Sel.Name) {
+			return Release // x.Close(), or the method value x.Close
+		}
+		return Borrow
+	case *ast.CallExpr:
+		if ast.Unparen(p.Fun) == child {
+			if k.Call {
+				return Release
+			}
+			return Borrow
+		}
+		for ai, a := range p.Args {
+			if ast.Unparen(a) == child {
+				return r.argUse(p, ai)
+			}
+		}
+		return Borrow
+	case *ast.ReturnStmt:
+		return HandOff
+	case *ast.AssignStmt:
+		for _, l := range p.Lhs {
+			if ast.Unparen(l) == child {
+				return Borrow // overwritten
+			}
+		}
+		if len(p.Lhs) != len(p.Rhs) {
+			return HandOff
+		}
+		for j, rv := range p.Rhs {
+			if ast.Unparen(rv) != child {
+				continue
+			}
+			switch l := ast.Unparen(p.Lhs[j]).(type) {
+			case *ast.Ident:
+				if l.Name == "_" {
+					return Borrow
+				}
+				if v, ok := r.info.ObjectOf(l).(*types.Var); ok && r.isLocal(v) {
+					if objs[v] {
+						return Borrow // an alias, tracked by the caller
+					}
+					return Borrow
+				}
+				return HandOff // a package variable
+			case *ast.SelectorExpr:
+				if r.ownerReleases(l) {
+					return HandOff
+				}
+				return Borrow
+			default:
+				return HandOff // m[k] = v, *p = v
+			}
+		}
+		return Borrow
+	case *ast.ValueSpec:
+		return Borrow // var w = v: an alias
+	case *ast.SendStmt:
+		if p.Value == child {
+			return HandOff
+		}
+		return Borrow
+	case *ast.KeyValueExpr:
+		if p.Key == child {
+			return Borrow
+		}
+		if i > 0 {
+			if cl, ok := stack[i-1].(*ast.CompositeLit); ok {
+				return r.compositeUse(cl, p)
+			}
+		}
+		return HandOff
+	case *ast.CompositeLit:
+		return r.compositeUse(p, child)
+	case *ast.UnaryExpr:
+		if p.Op == token.AND {
+			return HandOff
+		}
+		return Borrow
+	case *ast.RangeStmt:
+		// for _, c := range conns { c.Close() }
+		if p.X == child && p.Value != nil {
+			if id, ok := p.Value.(*ast.Ident); ok && id.Name != "_" {
+				if v := r.info.ObjectOf(id); v != nil && r.UseOf(p.Body, map[types.Object]bool{v: true}, generic) != Borrow {
+					return Release
+				}
+			}
+		}
+		return Borrow
+	case *ast.BinaryExpr, *ast.IfStmt, *ast.SwitchStmt, *ast.CaseClause, *ast.IndexExpr, *ast.IndexListExpr,
+		*ast.StarExpr, *ast.IncDecStmt, *ast.ExprStmt, *ast.SliceExpr, *ast.DeferStmt:
+		return Borrow
+	case *ast.TypeAssertExpr:
+		return HandOff
+	}
+	return HandOff
+}
+
+// argUse says what passing the lease as argument ai of call does with it.
+func (r *Result) argUse(call *ast.CallExpr, ai int) Use {
+	fun := ast.Unparen(call.Fun)
+	if id, ok := fun.(*ast.Ident); ok {
+		if b, ok := r.info.Uses[id].(*types.Builtin); ok {
+			if b.Name() == "append" && ai > 0 {
+				return HandOff
+			}
+			return Borrow
+		}
+	}
+	if tv, ok := r.info.Types[fun]; ok && tv.IsType() {
+		return HandOff // a conversion: the converted value may be kept
+	}
+	var fn *types.Func
+	switch f := fun.(type) {
+	case *ast.Ident:
+		fn, _ = r.info.Uses[f].(*types.Func)
+	case *ast.SelectorExpr:
+		fn, _ = r.info.Uses[f.Sel].(*types.Func)
+	case *ast.IndexExpr:
+		fn = funcOfExpr(r.info, f.X)
+	case *ast.IndexListExpr:
+		fn = funcOfExpr(r.info, f.X)
+	}
+	if fn == nil {
+		return HandOff // a function value: we cannot see what it does
+	}
+	sig := fn.Type().(*types.Signature)
+	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		return HandOff // dynamic dispatch
+	}
+	n := sig.Params().Len()
+	pi := ai
+	if sig.Variadic() && pi >= n-1 {
+		pi = n - 1
+	}
+	if pi >= n {
+		return Borrow
+	}
+	if r.Consumes(fn, pi) {
+		return Release
+	}
+	return Borrow
+}
+
+func funcOfExpr(info *types.Info, e ast.Expr) *types.Func {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		fn, _ := info.Uses[e].(*types.Func)
+		return fn
+	case *ast.SelectorExpr:
+		fn, _ := info.Uses[e.Sel].(*types.Func)
+		return fn
+	}
+	return nil
+}
+
+// compositeUse says what putting the lease in composite literal cl as elem
+// does with it: a slice or map holds it for someone (hand-off); a struct
+// holds it only if the struct releases it.
+func (r *Result) compositeUse(cl *ast.CompositeLit, elem ast.Node) Use {
+	t := r.info.TypeOf(cl)
+	if t == nil {
+		return HandOff
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return HandOff
+	}
+	var field *types.Var
+	if kv, ok := elem.(*ast.KeyValueExpr); ok {
+		if id, ok := kv.Key.(*ast.Ident); ok {
+			field, _ = r.info.Uses[id].(*types.Var)
+		}
+	} else {
+		for j, e := range cl.Elts {
+			if e == elem && j < st.NumFields() {
+				field = st.Field(j)
+			}
+		}
+	}
+	if r.typeReleases(t, field) {
+		return HandOff
+	}
+	return Borrow
+}
+
+// ownerReleases reports whether storing a lease into the field selected by
+// sel hands it to an owner that releases it.
+func (r *Result) ownerReleases(sel *ast.SelectorExpr) bool {
+	s := r.info.Selections[sel]
+	if s == nil {
+		return true // a package-qualified variable: a global
+	}
+	field, _ := s.Obj().(*types.Var)
+	return r.typeReleases(s.Recv(), field)
+}
+
+// typeReleases reports whether values of type t release what is stored in
+// field: the type has a release method, or the field is released somewhere
+// in this package, or the type is declared elsewhere and we cannot tell.
+func (r *Result) typeReleases(t types.Type, field *types.Var) bool {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return true // an anonymous struct: be quiet
+	}
+	ms := types.NewMethodSet(types.NewPointer(named))
+	for i := range ms.Len() {
+		if slices.Contains(genericRelease, ms.At(i).Obj().Name()) {
+			return true
+		}
+	}
+	if field != nil && r.releasedFields[field] {
+		return true
+	}
+	pkg := named.Obj().Pkg()
+	if pkg == nil || pkg != r.pkg {
+		// Declared elsewhere with no release method: the field is
+		// released (if at all) by code of that package we cannot see
+		// here; be quiet unless it is standard library.
+		return !isStd(pkg)
+	}
+	return false
+}
+
+func isStd(pkg *types.Package) bool {
+	if pkg == nil {
+		return true
+	}
+	path := pkg.Path()
+	for i := range len(path) {
+		if path[i] == '.' {
+			return false
+		}
+		if path[i] == '/' {
+			break
+		}
+	}
+	return true
+}
