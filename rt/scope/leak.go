@@ -44,10 +44,9 @@ type LeakError struct {
 
 // Running describes one goroutine in a [LeakError].
 type Running struct {
-	Name  string
-	Site  string        // file:line of the call to Scope.Go
-	Func  string        // the function that called Scope.Go
-	Since time.Duration // time since it started
+	Name string
+	Site string // file:line of the call to Scope.Go
+	Func string // the function that called Scope.Go
 }
 
 func (e *LeakError) Error() string {
@@ -65,9 +64,6 @@ func (e *LeakError) Error() string {
 		b.WriteString(strconv.Quote(r.Name))
 		b.WriteString(" started at ")
 		b.WriteString(r.Site)
-		b.WriteString(" ")
-		b.WriteString(r.Since.Round(time.Millisecond).String())
-		b.WriteString(" ago")
 	}
 	return b.String()
 }
@@ -79,11 +75,10 @@ func (e *LeakError) Unwrap() error { return e.Cause }
 // nothing is running any more.
 func (s *Scope) abandon(ctx context.Context) error {
 	cause := stop.Err(ctx)
-	now := time.Now()
 	e := &LeakError{Cause: cause}
 	s.mu.Lock()
 	for t := s.head; t != nil; t = t.next {
-		r := Running{Name: t.name, Since: now.Sub(t.start)}
+		r := Running{Name: t.name}
 		if t.pc[0] != 0 {
 			f, _ := runtime.CallersFrames(t.pc[:]).Next()
 			r.Site = f.File + ":" + strconv.Itoa(f.Line)

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"time"
 )
 
 // A Scope is a set of goroutines started by [Scope.Go] and waited for by
@@ -29,7 +28,6 @@ type Scope struct {
 type task struct {
 	name       string
 	pc         [1]uintptr // the caller of Go
-	start      time.Time
 	prev, next *task
 }
 
@@ -51,7 +49,7 @@ func New(ctx context.Context) (*Scope, context.Context) {
 // while Wait is blocked. Go panics with "scope: Go called after Wait" once
 // a Wait has returned.
 func (s *Scope) Go(name string, f func(ctx context.Context) error) {
-	t := &task{name: name, start: time.Now()}
+	t := &task{name: name}
 	runtime.Callers(2, t.pc[:])
 	s.mu.Lock()
 	if s.waited {
