@@ -74,6 +74,13 @@ func jsonKeys(t reflect.Type) []string {
 	return keys
 }
 
+// NewCheck returns the Check for an analyzer a whose package exports
+// New(Config); checks of the suite register through check, its short name.
+// Tests and other suites use it to build checks of their own.
+func NewCheck[C any](a *analysis.Analyzer, since string, newFn func(C) *analysis.Analyzer) Check {
+	return check(a, since, newFn)
+}
+
 // check registers a check whose package exports New(Config).
 func check[C any](a *analysis.Analyzer, since string, newFn func(C) *analysis.Analyzer) Check {
 	return Check{

@@ -97,6 +97,9 @@ func (r *renderer) posString(p Position) string {
 	return fmt.Sprintf("%s:%d:%d", relPath(r.wd, p.File), p.Line, p.Col)
 }
 
+// directiveWhy explains findings about suppression directives.
+const directiveWhy = "a //cancelcheck:ignore directive must name a check, give a reason and silence a finding, or it hides nothing and misleads (docs/suppression.md)"
+
 // text prints file:line:col: message [check], one finding a line.
 func (r *renderer) text(w io.Writer, findings []*Finding) error {
 	for _, f := range findings {
@@ -190,7 +193,9 @@ func (r *renderer) human(w io.Writer, findings []*Finding) error {
 		for _, rel := range f.Related {
 			fmt.Fprintf(w, "  %s %s\n", faint.Sprint(r.posString(rel.Pos)+":"), rel.Message)
 		}
-		if chk, ok := checkInfo(r.checks, f.Check); ok {
+		if f.Category == "directive" {
+			fmt.Fprintf(w, "  %s %s\n", warn.Sprint("why:"), directiveWhy)
+		} else if chk, ok := checkInfo(r.checks, f.Check); ok {
 			if why := chk.Summary(); why != "" {
 				more := ""
 				if chk.Analyzer.URL != "" {

@@ -1,0 +1,132 @@
+package driver
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestFormats(t *testing.T) {
+	dir := fixture(t)
+	for _, format := range []string{"text", "human", "json", "sarif", "github"} {
+		t.Run(format, func(t *testing.T) {
+			stdout, stderr, code := run(t, dir, "-format="+format, "-color=never", "./a")
+			if code != ExitFindings {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitFindings, stderr)
+			}
+			golden(t, "a."+format, dir, stdout)
+		})
+	}
+}
+
+func TestHumanColor(t *testing.T) {
+	dir := fixture(t)
+	stdout, _, _ := run(t, dir, "-format=human", "-color=always", "./a")
+	if !strings.Contains(stdout, "\x1b[") {
+		t.Errorf("-color=always printed no colour:\n%s", stdout)
+	}
+	t.Setenv("NO_COLOR", "1")
+	if useColor("auto", os.Stdout) {
+		t.Errorf("colour with NO_COLOR=1")
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := fixture(t)
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"./clean"}, ExitClean, ""},
+		{[]string{"./a"}, ExitFindings, ""},
+		{[]string{"./broken"}, ExitLoad, "could not be loaded or type-checked"},
+		{[]string{"./boom", "./a"}, ExitError, "internal error: the demo check panicked on package example.com/fixture/boom: assignment to entry in nil map"},
+		{[]string{"-format=yaml", "./a"}, ExitError, "unknown -format=yaml"},
+		{[]string{"-diff", "./a"}, ExitError, "-diff needs -fix"},
+		{[]string{"-demo=false", "./a"}, ExitFindings, ""}, // the directive check still reports
+		{[]string{"-demo=false", "-directive=false", "./a"}, ExitClean, ""},
+		{[]string{"-explain", "nosuch"}, ExitError, `no check named "nosuch"`},
+	} {
+		stdout, stderr, code := run(t, dir, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("cancelcheck %v: exit %d, want %d; stderr does not contain %q:\nstdout:\n%s\nstderr:\n%s", tc.args, code, tc.code, tc.stderr, stdout, stderr)
+		}
+	}
+}
+
+// TestPanicKeepsOthers checks that a check panicking on one package is
+// reported with its position and does not stop the findings elsewhere.
+func TestPanicKeepsOthers(t *testing.T) {
+	dir := fixture(t)
+	stdout, stderr, _ := run(t, dir, "-format=text", "./boom", "./a")
+	if !strings.Contains(stderr, "boom.go:2:1: internal error") || !strings.Contains(stderr, "please report it at") {
+		t.Errorf("panic not reported with position and a request to file a bug:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "a.go:12:9: the call to Bad") {
+		t.Errorf("findings on package a lost after the panic on boom:\n%s", stdout)
+	}
+}
+
+func TestListExplain(t *testing.T) {
+	dir := fixture(t)
+	stdout, _, code := run(t, dir, "-list")
+	if code != 0 {
+		t.Fatalf("-list: exit %d", code)
+	}
+	golden(t, "list", dir, stdout)
+	stdout, _, _ = run(t, dir, "-explain", "demo")
+	if !strings.HasPrefix(stdout, demoDoc) {
+		t.Errorf("-explain demo printed:\n%s", stdout)
+	}
+}
+
+func TestTestsFlag(t *testing.T) {
+	dir := fixture(t)
+	stdout, _, _ := run(t, dir, "-format=text", "./a")
+	if !strings.Contains(stdout, "a_test.go") {
+		t.Fatalf("test files not analyzed by default:\n%s", stdout)
+	}
+	stdout, _, _ = run(t, dir, "-format=text", "-tests=false", "./a")
+	if strings.Contains(stdout, "a_test.go") || !strings.Contains(stdout, "a.go:") {
+		t.Errorf("-tests=false:\n%s", stdout)
+	}
+}
+
+func TestFix(t *testing.T) {
+	dir := fixture(t)
+	stdout, stderr, code := run(t, dir, "-fix", "-diff", "-demo=true", "./a")
+	if code != ExitFindings {
+		t.Errorf("-fix -diff: exit %d, want %d\n%s", code, ExitFindings, stderr)
+	}
+	golden(t, "a.diff", dir, stdout)
+
+	// The unused directive on line 24 has no fix: it stays a finding.
+	_, stderr, code = run(t, dir, "-fix", "-demo=true", "./a")
+	if code != ExitFindings || !strings.Contains(stderr, "1 findings have no fix") || !strings.Contains(stderr, "a/a.go:24:1") {
+		t.Errorf("-fix: exit %d, want %d\n%s", code, ExitFindings, stderr)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "a", "a.go"))
+	golden(t, "a.go.fixed", dir, string(got))
+	if stdout, _, _ := run(t, dir, "-format=text", "-demo=true", "./a"); strings.Contains(stdout, "the call to Bad") {
+		t.Errorf("after -fix, calls to Bad remain:\n%s", stdout)
+	}
+}
+
+func TestVetTool(t *testing.T) {
+	dir := fixture(t)
+	exe, _ := os.Executable()
+	cmd := exec.Command("go", "vet", "-vettool="+exe, "./a")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "a.go:12:9: the call to Bad returns 1") {
+		t.Errorf("go vet -vettool: %v\n%s", err, out)
+	}
+	cmd = exec.Command("go", "vet", "-vettool="+exe, "-demo=false", "-directive=false", "./a")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("go vet -vettool -demo=false -directive=false: %v\n%s", err, out)
+	}
+}
