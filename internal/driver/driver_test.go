@@ -43,7 +43,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"./clean"}, ExitClean, ""},
 		{[]string{"./a"}, ExitFindings, ""},
 		{[]string{"./broken"}, ExitLoad, "could not be loaded or type-checked"},
-		{[]string{"./boom", "./a"}, ExitError, "internal error: the demo check panicked on package example.com/fixture/boom: assignment to entry in nil map"},
+		{[]string{"./boom", "./a"}, ExitError, "internal error: the demo check panicked on package example.com/fixture/boom: runtime error: index out of range [1] with length 0"},
 		{[]string{"-format=yaml", "./a"}, ExitError, "unknown -format=yaml"},
 		{[]string{"-diff", "./a"}, ExitError, "-diff needs -fix"},
 		{[]string{"-demo=false", "./a"}, ExitFindings, ""}, // the directive check still reports

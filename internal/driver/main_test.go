@@ -57,8 +57,8 @@ func newDemo(cfg demoConfig) *analysis.Analyzer {
 		Requires: []*analysis.Analyzer{inspect.Analyzer},
 		Run: func(pass *analysis.Pass) (any, error) {
 			if pass.Pkg.Name() == "boom" {
-				var m map[string]int
-				m["boom"]++ // a real bug: assignment to a nil map
+				files := pass.Files[:0]
+				_ = files[len(pass.Files)] // a real bug: index out of range
 			}
 			rep := analysisutil.NewReporter(pass)
 			ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
