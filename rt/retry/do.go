@@ -67,7 +67,8 @@ func DoValue[T any](ctx context.Context, p Policy, f func(ctx context.Context) (
 			return zero, &Error{Attempts: attempt, Last: last, Cause: ErrExhausted}
 		}
 		d := p.Delay(attempt, nil)
-		if p.MaxElapsed > 0 && time.Since(start)+d > p.MaxElapsed {
+		// Written so that a huge d cannot overflow the sum.
+		if p.MaxElapsed > 0 && d > p.MaxElapsed-time.Since(start) {
 			return zero, &Error{Attempts: attempt, Last: last, Cause: ErrExhausted}
 		}
 		if end := wait.Sleep(ctx, d); end != nil {

@@ -206,6 +206,20 @@ func TestDoMaxElapsed(t *testing.T) {
 	}
 }
 
+func TestDoMaxElapsedWithHugeDelays(t *testing.T) {
+	p := retry.Policy{MaxAttempts: 3, Initial: math.MaxInt64, Max: math.MaxInt64, Jitter: -1, MaxElapsed: time.Second}
+	done := make(chan error, 1)
+	go func() { done <- retry.Do(context.Background(), p, func(context.Context) error { return errFlaky }) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, retry.ErrExhausted) {
+			t.Errorf("Do = %v, want ErrExhausted", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Do began a delay longer than MaxElapsed")
+	}
+}
+
 func TestDoValue(t *testing.T) {
 	var calls int
 	v, err := retry.DoValue(context.Background(), fast, func(context.Context) (string, error) {
