@@ -1,0 +1,55 @@
+// Package orphansend defines an Analyzer that reports goroutine sends that
+// block forever because the receiver gave up.
+//
+// # Analyzer orphansend
+//
+// orphansend: report result sends that block forever after the receiver gave up
+//
+// A function starts a goroutine that sends its result on a channel the
+// function made, then stops receiving early: a `select` takes
+// `case <-ctx.Done()` or `case <-time.After(d)`, or the function returns on
+// an error before it reaches the receive. The channel is unbuffered (or its
+// buffer is smaller than the number of senders), so the send never
+// completes and the goroutine, with everything it holds, leaks. Goroutines
+// started in a loop are counted as many senders: a receive loop that
+// returns at the first error abandons the rest.
+//
+// Bad:
+//
+//	func fetch(ctx context.Context, url string) (*Page, error) {
+//		ch := make(chan *Page)
+//		go func() { ch <- load(url) }()
+//		select {
+//		case p := <-ch:
+//			return p, nil
+//		case <-ctx.Done():
+//			return nil, ctx.Err() // load's goroutine blocks on ch forever
+//		}
+//	}
+//
+// Good:
+//
+//	ch := make(chan *Page, 1) // one sender, one slot: the send never blocks
+//
+// The mirror case is reported too: a receive that never completes because
+// the only sender returns on cancellation without sending or closing the
+// channel.
+//
+// Fixes: first, give the channel a buffer of the number of senders
+// (`make(chan T)` becomes `make(chan T, 1)` for one sender, `len(items)` or
+// `n` when the senders are started in a loop over items or up to n, visible
+// where the channel is made). Second, when a context is in reach of the
+// goroutine, wrap the send in `select { case ch <- v: case <-ctx.Done(): }`.
+//
+// Not reported: channels whose buffer holds every send; sends inside a
+// `select` (with `ctx.Done()`, a default, or another case); channels the
+// owner receives from on every path before returning (including loops that
+// drain one result per sender, and ranges ended by close); channels that
+// escape the function (returned, stored, passed to another function,
+// captured by a closure that is not the sender); channels received by
+// another goroutine; buffers whose size is not a constant.
+//
+// To silence one finding, give a reason:
+//
+//	//cancelcheck:ignore orphansend the receiver always drains ch in Close
+package orphansend

@@ -1,0 +1,360 @@
+package a
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"time"
+)
+
+type Page struct{}
+
+func load(string) *Page            { return nil }
+func check() error                 { return nil }
+func query(string) (string, error) { return "", nil }
+func compute(context.Context) int  { return 0 }
+
+// Modeled on the classic result-with-timeout leak (cadvisor runner,
+// prometheus test, health-go check timeout): the receiver times out first.
+func fetchTimeout(url string) (*Page, error) {
+	ch := make(chan *Page)
+	go func() {
+		ch <- load(url) // want `the send on ch blocks forever once fetchTimeout stops receiving at .case <-time.After\(time.Second\)., so the goroutine leaks`
+	}()
+	select {
+	case p := <-ch:
+		return p, nil
+	case <-time.After(time.Second):
+		return nil, errors.New("timeout")
+	}
+}
+
+// Modeled on erigon's httpreqresp.Do: the request context wins the race.
+func do(handler http.Handler, r *http.Request) (*http.Response, error) {
+	ans := make(chan *http.Response)
+	go func() {
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, r)
+		ans <- rec.Result() // want `the send on ans blocks forever once do stops receiving at .case <-r.Context\(\).Done\(\).`
+	}()
+	select {
+	case res := <-ans:
+		return res, nil
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
+}
+
+// An early return before the receive abandons the sender.
+func early(ctx context.Context) (int, error) {
+	res := make(chan int)
+	go func() {
+		res <- compute(ctx) // want `the send on res blocks forever when early returns before receiving from it`
+	}()
+	if err := check(); err != nil {
+		return 0, err
+	}
+	return <-res, nil
+}
+
+// First response wins: the other senders block forever.
+func first(servers []string) string {
+	c := make(chan string)
+	for _, s := range servers {
+		go func() {
+			r, _ := query(s)
+			c <- r // want `sends on c from goroutines started in a loop block forever once first stops receiving early`
+		}()
+	}
+	return <-c
+}
+
+// Receive loop that returns at the first error: the remaining senders leak.
+func all(ctx context.Context, urls []string) ([]string, error) {
+	type result struct {
+		s   string
+		err error
+	}
+	results := make(chan result)
+	for _, u := range urls {
+		go func() {
+			s, err := query(u)
+			results <- result{s, err} // want `sends on results from goroutines started in a loop block forever once all stops receiving early`
+		}()
+	}
+	var out []string
+	for range urls {
+		r := <-results
+		if r.err != nil {
+			return nil, r.err
+		}
+		out = append(out, r.s)
+	}
+	return out, nil
+}
+
+// Receive loop with a select on ctx.Done.
+func allCtx(ctx context.Context, n int) ([]int, error) {
+	results := make(chan int)
+	for i := 0; i < n; i++ {
+		go func() {
+			results <- compute(ctx) // want `sends on results from goroutines started in a loop block forever once allCtx stops receiving at .case <-ctx.Done\(\).`
+		}()
+	}
+	var out []int
+	for i := 0; i < n; i++ {
+		select {
+		case r := <-results:
+			out = append(out, r)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return out, nil
+}
+
+// Modeled on grpc-go style "wait for server error or shutdown": Shutdown
+// makes Serve return, and its error has nobody to receive it.
+type server struct{}
+
+func (*server) Serve() error                   { return nil }
+func (*server) Shutdown(context.Context) error { return nil }
+
+func run(ctx context.Context, s *server) error {
+	errc := make(chan error)
+	go func() {
+		errc <- s.Serve() // want `the send on errc blocks forever once run stops receiving at .case <-ctx.Done\(\).`
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return s.Shutdown(context.Background())
+	}
+}
+
+// Mirror: the only sender gives up on cancellation without sending or
+// closing, and the receiver blocks.
+func mirror(ctx context.Context, in <-chan int) int {
+	out := make(chan int)
+	go func() {
+		select {
+		case <-ctx.Done():
+			return
+		case v := <-in:
+			select {
+			case out <- v * 2:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	return <-out // want `this receive from out blocks forever when the goroutine takes .case <-ctx.Done\(\).`
+}
+
+// ---- near misses ----
+
+// Buffered for its one sender.
+func okBuffered(url string) (*Page, error) {
+	ch := make(chan *Page, 1)
+	go func() { ch <- load(url) }()
+	select {
+	case p := <-ch:
+		return p, nil
+	case <-time.After(time.Second):
+		return nil, errors.New("timeout")
+	}
+}
+
+// The send is in a select with ctx.Done.
+func okSelectSend(ctx context.Context) (int, error) {
+	ch := make(chan int)
+	go func() {
+		select {
+		case ch <- compute(ctx):
+		case <-ctx.Done():
+		}
+	}()
+	select {
+	case v := <-ch:
+		return v, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// Received on every path.
+func okAlways(ctx context.Context) int {
+	ch := make(chan int)
+	go func() { ch <- compute(ctx) }()
+	if err := check(); err != nil {
+		<-ch
+		return 0
+	}
+	return <-ch
+}
+
+// Buffered to the number of senders.
+func okSized(urls []string) []string {
+	c := make(chan string, len(urls))
+	for _, u := range urls {
+		go func() {
+			r, _ := query(u)
+			c <- r
+		}()
+	}
+	var out []string
+	for range urls {
+		r := <-c
+		if r == "" {
+			return nil
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Drains one result per sender, no early exit.
+func okDrain(urls []string) []string {
+	c := make(chan string)
+	for _, u := range urls {
+		go func() {
+			r, _ := query(u)
+			c <- r
+		}()
+	}
+	var out []string
+	for range urls {
+		out = append(out, <-c)
+	}
+	return out
+}
+
+// The sender closes a done channel: close never blocks.
+func okClose(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		compute(ctx)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// The channel escapes: the caller receives.
+func okEscapes(url string) <-chan *Page {
+	ch := make(chan *Page)
+	go func() { ch <- load(url) }()
+	return ch
+}
+
+// The producer closes the channel and the receiver ranges to the end.
+func okRange(items []string) int {
+	ch := make(chan string)
+	go func() {
+		for _, it := range items {
+			ch <- it
+		}
+		close(ch)
+	}()
+	n := 0
+	for range ch {
+		n++
+	}
+	return n
+}
+
+// Two senders, two slots.
+func okTwo(a, b string) string {
+	ch := make(chan string, 2)
+	go func() { r, _ := query(a); ch <- r }()
+	go func() { r, _ := query(b); ch <- r }()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(time.Second):
+		return ""
+	}
+}
+
+// Buffer not constant: assumed sized.
+func okDynamic(n int, urls []string) string {
+	ch := make(chan string, n)
+	for _, u := range urls {
+		go func() { r, _ := query(u); ch <- r }()
+	}
+	return <-ch
+}
+
+// Mirror near miss: the sender closes on cancellation.
+func okMirrorClose(ctx context.Context, in <-chan int) int {
+	out := make(chan int)
+	go func() {
+		defer close(out)
+		select {
+		case <-ctx.Done():
+			return
+		case v := <-in:
+			out <- v
+		}
+	}()
+	return <-out
+}
+
+// Mirror near miss: the receiver also selects on ctx.Done.
+func okMirrorSelect(ctx context.Context, in <-chan int) int {
+	out := make(chan int)
+	go func() {
+		select {
+		case <-ctx.Done():
+			return
+		case v := <-in:
+			select {
+			case out <- v:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	select {
+	case v := <-out:
+		return v
+	case <-ctx.Done():
+		return 0
+	}
+}
+
+// The receiver waits in a loop, keeps going on ticks and receives once.
+func okTicks(ctx context.Context) int {
+	ch := make(chan int)
+	go func() { ch <- compute(ctx) }()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case v := <-ch:
+			return v
+		case <-t.C:
+		}
+	}
+}
+
+// Received by another goroutine.
+func okOtherReceiver(ctx context.Context) {
+	ch := make(chan int)
+	go func() { ch <- compute(ctx) }()
+	go func() { <-ch }()
+}
+
+// Panics are not returns.
+func okPanic(ctx context.Context) int {
+	ch := make(chan int)
+	go func() { ch <- compute(ctx) }()
+	if check() != nil {
+		panic("boom")
+	}
+	return <-ch
+}

@@ -1,0 +1,46 @@
+package fix
+
+import (
+	"context"
+	"time"
+)
+
+func compute(context.Context) int { return 0 }
+
+func one(ctx context.Context) int {
+	ch := make(chan int)
+	go func() {
+		ch <- compute(ctx) // want `the send on ch blocks forever`
+	}()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(time.Second):
+		return -1
+	}
+}
+
+func each(ctx context.Context, items []string) error {
+	errs := make(chan error)
+	for _, it := range items {
+		go func() {
+			errs <- work(ctx, it) // want `sends on errs from goroutines started in a loop block forever`
+		}()
+	}
+	for range items {
+		if err := <-errs; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func counted(n int) int {
+	res := make(chan int)
+	for i := 0; i < n; i++ {
+		go func() { res <- i * i }() // want `sends on res from goroutines started in a loop block forever`
+	}
+	return <-res
+}
+
+func work(context.Context, string) error { return nil }

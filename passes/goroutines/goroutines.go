@@ -1,0 +1,417 @@
+package goroutines
+
+import (
+	_ "embed"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+
+	goanalysis "golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer computes the goroutines of a package, how each is joined, and
+// which result channels are orphaned. Its result is a *Result; it exports
+// JoinsParam, Spawns and Bound facts.
+var Analyzer = &goanalysis.Analyzer{
+	Name:       "goroutines",
+	Doc:        analysisutil.MustExtractDoc(doc, "goroutines"),
+	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/goroutines",
+	Requires:   []*goanalysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ctxflow.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	FactTypes:  []goanalysis.Fact{(*JoinsParam)(nil), (*Spawns)(nil), (*Bound)(nil)},
+	Run:        run,
+}
+
+// Result lists the goroutines of a package and the orphaned channels.
+type Result struct {
+	// Goroutines lists the goroutines started in the package, in source
+	// order.
+	Goroutines []*Goroutine
+	// Orphans lists result channels whose sends block forever once their
+	// owner stops receiving.
+	Orphans []*Orphan
+	// Stalls lists receives that never complete because the only sender
+	// returned on cancellation without sending or closing.
+	Stalls []*Stall
+}
+
+// Goroutine is one goroutine start.
+type Goroutine struct {
+	// Start is the *ast.GoStmt, or the *ast.CallExpr of a helper with the
+	// Spawns fact.
+	Start ast.Node
+	// Owner is the function whose body starts the goroutine.
+	Owner *ctxflow.Func
+	// Lit is the goroutine's body when it is a function literal.
+	Lit *ast.FuncLit
+	// Callee is the function a `go f(x)` statement runs, or nil.
+	Callee *types.Func
+	// Loop is the innermost loop of Owner around Start, or nil.
+	Loop ast.Stmt
+
+	// Join describes the evidence that the goroutine is joined or bound
+	// ("WaitGroup wg", "channel done", "bound", ...); "" when there is none.
+	Join string
+	// Bound is true for worker loops and watchers of a context or channel.
+	Bound bool
+	// Uses is the owner's state the goroutine uses, most telling first.
+	Uses []Use
+	// Unjoined is where Owner returns, on a path from Start, without
+	// waiting for the goroutine; nil when every path joins it or Owner
+	// never returns. For a statement-less function end it is the closing
+	// brace's position, see UnjoinedPos.
+	Unjoined    ast.Node
+	UnjoinedPos token.Pos
+	// AddInside is a WaitGroup.Add call inside the goroutine it counts.
+	AddInside *ast.CallExpr
+	// Orphaned is true when orphansend reports a send or receive of this
+	// goroutine; untrackedgo leaves it alone.
+	Orphaned bool
+}
+
+// UseKind says which owner state a goroutine uses.
+type UseKind int
+
+const (
+	UseResponse UseKind = iota // the http.ResponseWriter of a handler owner
+	UseRequest                 // the *http.Request of a handler owner
+	UseWrite                   // writes a local variable of the owner
+	UseContext                 // the owner's context, or one derived from it
+)
+
+// Use is one piece of owner state used by a goroutine.
+type Use struct {
+	Kind UseKind
+	Obj  types.Object
+	Pos  token.Pos
+}
+
+// Orphan is a channel made by a function whose senders block forever once
+// the function stops receiving from it.
+type Orphan struct {
+	Chan  *types.Var
+	Make  *ast.CallExpr // make(chan T[, n])
+	Cap   int           // the constant buffer size
+	Owner *ctxflow.Func
+	// Senders are the goroutines sending on Chan; Sends their blocking
+	// sends (nil when the send is in a called function).
+	Senders []*Goroutine
+	Sends   []*ast.SendStmt
+	// Many is true when the number of sends is not known (senders started
+	// in a loop, or sending in a loop).
+	Many bool
+	// Count is the number of sends when !Many.
+	Count int
+	// SenderLoop is the loop of Owner starting the senders, when Many
+	// because of it.
+	SenderLoop ast.Stmt
+	// Exit is where Owner returns while sends are pending: a
+	// *ast.ReturnStmt, or nil for the end of the function (ExitPos).
+	Exit    ast.Node
+	ExitPos token.Pos
+	// Via is the select clause the owner took instead of receiving, or nil.
+	Via *ast.CommClause
+}
+
+// Stall is a receive that never completes: the goroutine that should send
+// returns on cancellation without sending on or closing the channel.
+type Stall struct {
+	Chan   *types.Var
+	Recv   ast.Node // the receive expression or range statement
+	Sender *Goroutine
+	// Return is where the sender returns without sending (or nil for its
+	// end), after Via, the clause or condition that observed cancellation.
+	Return ast.Node
+	Via    ast.Node
+}
+
+type analysis struct {
+	pass      *goanalysis.Pass
+	info      *types.Info
+	ins       *inspector.Inspector
+	cfgs      *ctrlflow.CFGs
+	flow      *ctxflow.Result
+	decls     map[*types.Func]*ast.FuncDecl
+	summaries map[*types.Func]*summary
+	owners    map[ast.Node]*owner
+	res       *Result
+}
+
+func run(pass *goanalysis.Pass) (any, error) {
+	a := &analysis{
+		pass:      pass,
+		info:      pass.TypesInfo,
+		ins:       pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		cfgs:      pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
+		flow:      pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
+		decls:     map[*types.Func]*ast.FuncDecl{},
+		summaries: map[*types.Func]*summary{},
+		owners:    map[ast.Node]*owner{},
+		res:       &Result{},
+	}
+	hasGo := false
+	for c := range a.ins.Root().Preorder((*ast.FuncDecl)(nil), (*ast.GoStmt)(nil)) {
+		switch n := c.Node().(type) {
+		case *ast.FuncDecl:
+			if fn, ok := a.info.Defs[n.Name].(*types.Func); ok && n.Body != nil {
+				a.decls[fn] = n
+			}
+		case *ast.GoStmt:
+			hasGo = true
+		}
+	}
+	a.exportFacts()
+	if !hasGo && !a.importsSpawner() {
+		return a.res, nil
+	}
+	for c := range a.ins.Root().Preorder((*ast.GoStmt)(nil), (*ast.CallExpr)(nil)) {
+		switch n := c.Node().(type) {
+		case *ast.GoStmt:
+			g := &Goroutine{Start: n}
+			switch fun := ast.Unparen(n.Call.Fun).(type) {
+			case *ast.FuncLit:
+				g.Lit = fun
+			default:
+				g.Callee = analysisutil.Callee(a.info, n.Call)
+			}
+			a.add(c, g)
+		case *ast.CallExpr:
+			if _, isGo := c.Parent().Node().(*ast.GoStmt); isGo {
+				continue
+			}
+			for _, i := range a.spawnArgs(n) {
+				if lit, ok := ast.Unparen(n.Args[i]).(*ast.FuncLit); ok {
+					a.add(c, &Goroutine{Start: n, Lit: lit})
+				}
+			}
+		}
+	}
+	for _, o := range a.ownersInOrder() {
+		a.orphans(o)
+	}
+	for _, g := range a.res.Goroutines {
+		a.classify(g)
+	}
+	return a.res, nil
+}
+
+// importsSpawner reports whether the package may call a spawner helper of
+// another package: cheap upper bound, any import.
+func (a *analysis) importsSpawner() bool { return len(a.pass.Pkg.Imports()) > 0 }
+
+// add records g, started at cursor c.
+func (a *analysis) add(c inspector.Cursor, g *Goroutine) {
+	f := a.flow.Enclosing(c)
+	if f == nil {
+		return
+	}
+	g.Owner = f
+	for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
+		if n := e.Node(); n == f.Node {
+			break
+		} else if _, ok := n.(*ast.FuncLit); ok {
+			break
+		} else if n != c.Node() && g.Loop == nil {
+			g.Loop = n.(ast.Stmt)
+		}
+	}
+	o := a.ownerOf(f)
+	if o == nil {
+		return
+	}
+	o.gos = append(o.gos, g)
+	a.res.Goroutines = append(a.res.Goroutines, g)
+}
+
+// exportFacts exports JoinsParam, Spawns and Bound for the package's
+// functions.
+func (a *analysis) exportFacts() {
+	for fn := range a.decls {
+		s := a.summaryOf(fn)
+		if s == nil {
+			continue
+		}
+		if p := sortedKeys(s.joins); len(p) > 0 {
+			a.pass.ExportObjectFact(fn, &JoinsParam{Params: p})
+		}
+		if p := sortedKeys(s.spawns); len(p) > 0 {
+			a.pass.ExportObjectFact(fn, &Spawns{Params: p})
+		}
+		if s.bound {
+			a.pass.ExportObjectFact(fn, new(Bound))
+		}
+	}
+}
+
+// owner is per-function state shared by the goroutines a function starts.
+type owner struct {
+	fn    *ctxflow.Func
+	cfg   *cfg.CFG
+	gos   []*Goroutine
+	comms map[ast.Node]bool // select comm statements (evaluated in the block before the select)
+	// ctxs are the owner's contexts: context parameters, request
+	// parameters, and locals derived from them.
+	ctxs map[types.Object]bool
+	// w and r are the parameters of an http handler owner.
+	w, r types.Object
+}
+
+func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
+	if o, ok := a.owners[f.Node]; ok {
+		return o
+	}
+	var g *cfg.CFG
+	switch n := f.Node.(type) {
+	case *ast.FuncDecl:
+		g = a.cfgs.FuncDecl(n)
+	case *ast.FuncLit:
+		g = a.cfgs.FuncLit(n)
+	}
+	if g == nil {
+		a.owners[f.Node] = nil
+		return nil
+	}
+	o := &owner{fn: f, cfg: g, comms: map[ast.Node]bool{}, ctxs: map[types.Object]bool{}}
+	a.owners[f.Node] = o
+	params := f.Sig.Params()
+	for i := range params.Len() {
+		p := params.At(i)
+		switch {
+		case analysisutil.IsContext(p.Type()):
+			o.ctxs[p] = true
+		case analysisutil.IsHTTPRequest(p.Type()):
+			o.ctxs[p] = true
+			o.r = p
+		case analysisutil.IsNamed(p.Type(), "net/http", "ResponseWriter"):
+			o.w = p
+		}
+	}
+	if o.w == nil || o.r == nil {
+		o.w, o.r = nil, nil
+	}
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CommClause:
+			if n.Comm != nil {
+				o.comms[n.Comm] = true
+			}
+		case *ast.AssignStmt:
+			// ctx2, cancel := context.WithTimeout(ctx, d); ctx := r.Context()
+			if len(n.Rhs) != 1 || len(n.Lhs) == 0 {
+				return true
+			}
+			if a.derivedFrom(n.Rhs[0], o.ctxs) {
+				if obj := rootObj(a.info, n.Lhs[0]); obj != nil && analysisutil.IsContext(obj.Type()) {
+					o.ctxs[obj] = true
+				}
+			}
+		}
+		return true
+	})
+	return o
+}
+
+// derivedFrom reports whether e is a context derived from one of ctxs:
+// context.WithX(c, ...), r.Context(), or a call passing c and returning a
+// context.
+func (a *analysis) derivedFrom(e ast.Expr, ctxs map[types.Object]bool) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	if sel, ok := call.Fun.(*ast.SelectorExpr); ok && analysisutil.IsMethod(analysisutil.Callee(a.info, call), "net/http", "Request", "Context") {
+		return ctxs[rootObj(a.info, sel.X)]
+	}
+	if len(call.Args) == 0 {
+		return false
+	}
+	fn := analysisutil.Callee(a.info, call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" || fn.Name() == "WithoutCancel" {
+		return false
+	}
+	obj := rootObj(a.info, call.Args[0])
+	return obj != nil && ctxs[obj]
+}
+
+func (a *analysis) ownersInOrder() []*owner {
+	var out []*owner
+	seen := map[*owner]bool{}
+	for _, g := range a.res.Goroutines {
+		if o := a.owners[g.Owner.Node]; o != nil && !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// locate returns the block and node index of the top-level CFG node of o
+// that contains pos.
+func (o *owner) locate(pos token.Pos) (*cfg.Block, int) {
+	for _, b := range o.cfg.Blocks {
+		for i, n := range b.Nodes {
+			if n.Pos() <= pos && pos < n.End() {
+				return b, i
+			}
+		}
+	}
+	return nil, 0
+}
+
+// isExit reports whether b ends the function normally: it has no
+// successors and does not end in a call that never returns.
+func (a *analysis) isExit(b *cfg.Block) bool {
+	if len(b.Succs) > 0 || !b.Live || b.Kind == cfg.KindSelectAfterCase {
+		// The block after the last case of a select without default has no
+		// successors: the select blocks, nothing returns there.
+		return false
+	}
+	if len(b.Nodes) == 0 {
+		return true
+	}
+	if es, ok := b.Nodes[len(b.Nodes)-1].(*ast.ExprStmt); ok {
+		if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok {
+			if a.isBuiltin(call, "panic") {
+				return false
+			}
+			if fn := analysisutil.Callee(a.info, call); fn != nil && a.cfgs.NoReturn(fn) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// exitNode returns the return statement ending exit block b, or nil for the
+// end of the function.
+func exitNode(b *cfg.Block) ast.Node {
+	if len(b.Nodes) > 0 {
+		if r, ok := b.Nodes[len(b.Nodes)-1].(*ast.ReturnStmt); ok {
+			return r
+		}
+	}
+	return nil
+}
+
+// inspectNode visits n but not the bodies of function literals in it.
+func inspectNode(n ast.Node, f func(ast.Node) bool) {
+	ast.Inspect(n, func(m ast.Node) bool {
+		if _, ok := m.(*ast.FuncLit); ok {
+			return false
+		}
+		return m != nil && f(m)
+	})
+}

@@ -1,0 +1,469 @@
+package goroutines
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// classify fills in g's join evidence, bound-ness, owner-state uses and,
+// when it verifiably outlives its owner, Unjoined.
+func (a *analysis) classify(g *Goroutine) {
+	o := a.owners[g.Owner.Node]
+	if o == nil {
+		return
+	}
+	inLit := func(obj types.Object) bool {
+		return g.Lit != nil && g.Lit.Pos() <= obj.Pos() && obj.Pos() < g.Lit.End()
+	}
+	outside := func(obj types.Object) bool { return !inLit(obj) }
+
+	// Join evidence: WaitGroups it calls Done on, channels it sends on or
+	// closes, directly or through a helper (JoinsParam).
+	roots := map[types.Object]bool{}
+	addRoot := func(e ast.Expr) {
+		if obj := rootObj(a.info, e); obj != nil && outside(obj) {
+			roots[obj] = true
+		}
+	}
+	var body ast.Node
+	switch {
+	case g.Lit != nil:
+		body = g.Lit.Body
+		if _, ok := g.Start.(*ast.GoStmt); ok {
+			for _, arg := range g.Start.(*ast.GoStmt).Call.Args {
+				addRoot(arg) // go func(wg *sync.WaitGroup) {...}(&wg): checked below by use
+			}
+		}
+	case g.Callee != nil:
+		call := g.Start.(*ast.GoStmt).Call
+		for _, i := range a.signals(call) {
+			addRoot(call.Args[i])
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && isWaitGroupDone(a.info, call) {
+			addRoot(sel.X)
+		}
+	}
+	if body != nil {
+		ast.Inspect(body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SendStmt:
+				addRoot(n.Chan)
+			case *ast.CallExpr:
+				if isWaitGroupDone(a.info, n) {
+					addRoot(n.Fun.(*ast.SelectorExpr).X)
+				}
+				if a.isBuiltin(n, "close") && len(n.Args) == 1 {
+					addRoot(n.Args[0])
+				}
+				for _, i := range a.signals(n) {
+					addRoot(n.Args[i])
+				}
+				if g.Lit != nil && g.AddInside == nil && isWaitGroupAdd(a.info, n) {
+					if obj := rootObj(a.info, n.Fun.(*ast.SelectorExpr).X); obj != nil && outside(obj) {
+						g.AddInside = n
+					}
+				}
+			}
+			return true
+		})
+	}
+	if g.AddInside != nil {
+		// Only when the goroutine counts itself: Add and Done on the same
+		// WaitGroup.
+		if obj := rootObj(a.info, g.AddInside.Fun.(*ast.SelectorExpr).X); !roots[obj] {
+			g.AddInside = nil
+		}
+	}
+	local := map[types.Object]bool{}
+	for obj := range roots {
+		if a.declaredIn(obj, o.fn) && !isParamOf(obj, o.fn) {
+			local[obj] = true
+		} else if g.Join == "" {
+			g.Join = "signals " + obj.Name() + " of another owner"
+		}
+	}
+
+	// Bound: worker loops and watchers.
+	switch {
+	case g.Lit != nil:
+		g.Bound = a.isBound(g.Lit.Body, outside)
+	case g.Callee != nil:
+		g.Bound = a.boundCallee(g.Callee)
+	}
+
+	g.Uses = a.ownerUses(g, o, inLit)
+
+	if g.Orphaned || g.Join != "" {
+		return
+	}
+	exempt := a.isMain(o.fn) || a.longLived(o.fn, g)
+	var reasons []Use
+	loopRule := false
+	for _, u := range g.Uses {
+		switch u.Kind {
+		case UseResponse, UseRequest:
+			reasons = append(reasons, u)
+		case UseWrite:
+			if !a.isMain(o.fn) {
+				reasons = append(reasons, u)
+			}
+		case UseContext:
+			if !g.Bound && !exempt {
+				reasons = append(reasons, u)
+			}
+		}
+	}
+	if len(reasons) == 0 && isCollectionLoop(a.info, g.Loop) && !g.Bound && !exempt && len(local) == 0 {
+		loopRule = true
+	}
+	if len(reasons) == 0 && !loopRule {
+		return
+	}
+	g.Uses = reasons
+
+	// Control flow: can the owner return, from the start, without a join
+	// event?
+	if a.deferredJoin(o, local) {
+		g.Join = "deferred join"
+		return
+	}
+	ctxWatch := false
+	for _, u := range reasons {
+		ctxWatch = ctxWatch || u.Kind == UseContext
+	}
+	event := func(n ast.Node) bool {
+		found := false
+		inspectNode(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.Ident:
+				if obj := a.info.Uses[m]; obj != nil && local[obj] && !a.isAddOperand(n, m) {
+					found = true
+				}
+			case *ast.UnaryExpr:
+				if ctxWatch && a.isDoneRecv(m) {
+					found = true
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	b, i := o.locate(g.Start.Pos())
+	if b == nil {
+		return
+	}
+	if exit, pos, ok := a.pathToExit(o, b, i+1, event); ok {
+		g.Unjoined, g.UnjoinedPos = exit, pos
+		if len(local) > 0 {
+			g.Join = ""
+		}
+	} else if len(local) > 0 {
+		g.Join = "joined on every path"
+	}
+}
+
+// pathToExit searches for a path from node i of block b to a normal return
+// of the owner that passes no event node; it returns the return (nil for
+// the end of the function) and its position.
+func (a *analysis) pathToExit(o *owner, b *cfg.Block, i int, event func(ast.Node) bool) (ast.Node, token.Pos, bool) {
+	type item struct {
+		b *cfg.Block
+		i int
+	}
+	seen := map[int32]bool{}
+	stack := []item{{b, i}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.i == 0 {
+			if seen[it.b.Index] {
+				continue
+			}
+			seen[it.b.Index] = true
+		}
+		blocked := false
+		for _, n := range it.b.Nodes[it.i:] {
+			if event(n) {
+				blocked = true
+				break
+			}
+		}
+		if blocked {
+			continue
+		}
+		if a.isExit(it.b) {
+			exit := exitNode(it.b)
+			return exit, posOf(exit, o.fn.Body.Rbrace), true
+		}
+		for _, s := range it.b.Succs {
+			stack = append(stack, item{s, 0})
+		}
+	}
+	return nil, token.NoPos, false
+}
+
+// isAddOperand reports whether id is the receiver of a WaitGroup.Add call
+// in n: counting is not waiting.
+func (a *analysis) isAddOperand(n ast.Node, id *ast.Ident) bool {
+	found := false
+	inspectNode(n, func(m ast.Node) bool {
+		if call, ok := m.(*ast.CallExpr); ok && isWaitGroupAdd(a.info, call) {
+			if call.Fun.(*ast.SelectorExpr).X.Pos() <= id.Pos() && id.End() <= call.Fun.End() {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// deferredJoin reports whether the owner defers a use of a join root
+// (defer wg.Wait(), defer func() { <-done }()).
+func (a *analysis) deferredJoin(o *owner, local map[types.Object]bool) bool {
+	found := false
+	inspectNode(o.fn.Body, func(n ast.Node) bool {
+		if d, ok := n.(*ast.DeferStmt); ok {
+			ast.Inspect(d, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok && local[a.info.Uses[id]] {
+					found = true
+				}
+				return !found
+			})
+		}
+		return !found
+	})
+	return found
+}
+
+// ownerUses lists the owner state g uses.
+func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bool) []Use {
+	var uses []Use
+	seen := map[types.Object]bool{}
+	add := func(k UseKind, obj types.Object, pos token.Pos) {
+		if !seen[obj] {
+			seen[obj] = true
+			uses = append(uses, Use{Kind: k, Obj: obj, Pos: pos})
+		}
+	}
+	var nodes []ast.Node
+	if g.Lit != nil {
+		nodes = append(nodes, g.Lit.Body)
+	}
+	if gs, ok := g.Start.(*ast.GoStmt); ok {
+		for _, arg := range gs.Call.Args {
+			nodes = append(nodes, arg)
+		}
+		if sel, ok := gs.Call.Fun.(*ast.SelectorExpr); ok && g.Lit == nil {
+			nodes = append(nodes, sel.X)
+		}
+	}
+	for _, root := range nodes {
+		cur, ok := a.ins.Root().FindNode(root)
+		if !ok {
+			continue
+		}
+		for c := range cur.Preorder((*ast.Ident)(nil)) {
+			id := c.Node().(*ast.Ident)
+			obj := a.info.Uses[id]
+			if obj == nil || inLit(obj) {
+				continue
+			}
+			switch {
+			case obj == o.w:
+				add(UseResponse, obj, id.Pos())
+			case obj == o.r:
+				if !a.watchOnly(c) {
+					add(UseRequest, obj, id.Pos())
+				}
+			case o.ctxs[obj]:
+				if !a.watchOnly(c) {
+					add(UseContext, obj, id.Pos())
+				}
+			case g.Lit != nil && a.isWrite(c) && a.declaredIn(obj, o.fn):
+				add(UseWrite, obj, id.Pos())
+			}
+		}
+	}
+	// Most telling first.
+	out := uses[:0:0]
+	for _, k := range []UseKind{UseResponse, UseRequest, UseWrite, UseContext} {
+		for _, u := range uses {
+			if u.Kind == k {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// watchOnly reports whether the context or request at c is only watched:
+// ctx.Done(), ctx.Err(), r.Context().Done(), r.Context().Err().
+func (a *analysis) watchOnly(c inspector.Cursor) bool {
+	p := c.Parent()
+	sel, ok := p.Node().(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if sel.Sel.Name == "Context" {
+		call, ok := p.Parent().Node().(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		outer, ok := p.Parent().Parent().Node().(*ast.SelectorExpr)
+		if !ok || outer.X != call {
+			return false
+		}
+		sel = outer
+	}
+	fn, _ := a.info.Uses[sel.Sel].(*types.Func)
+	return analysisutil.IsMethod(fn, "context", "Context", "Done") || analysisutil.IsMethod(fn, "context", "Context", "Err")
+}
+
+// isWrite reports whether the identifier at c is the base of an assignment
+// target: x = ..., x[i] = ..., x.f = ..., x++.
+func (a *analysis) isWrite(c inspector.Cursor) bool {
+	child := c.Node()
+	for p := c.Parent(); p.Valid(); p = p.Parent() {
+		switch n := p.Node().(type) {
+		case *ast.IndexExpr:
+			if n.X != child {
+				return false
+			}
+		case *ast.SelectorExpr:
+			if n.X != child {
+				return false
+			}
+			if _, isStruct := a.info.TypeOf(n.X).Underlying().(*types.Struct); !isStruct {
+				return false // through a pointer: not the owner's variable
+			}
+		case *ast.ParenExpr:
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				return false
+			}
+			for _, l := range n.Lhs {
+				if l == child {
+					return true
+				}
+			}
+			return false
+		case *ast.IncDecStmt:
+			return n.X == child
+		default:
+			return false
+		}
+		child = p.Node()
+	}
+	return false
+}
+
+// declaredIn reports whether obj is a variable declared in f (parameters,
+// results and locals), outside any goroutine.
+func (a *analysis) declaredIn(obj types.Object, f *ctxflow.Func) bool {
+	v, ok := obj.(*types.Var)
+	if !ok || v.IsField() {
+		return false
+	}
+	return f.Node.Pos() <= obj.Pos() && obj.Pos() < f.Node.End()
+}
+
+func isParamOf(obj types.Object, f *ctxflow.Func) bool {
+	params := f.Sig.Params()
+	for i := range params.Len() {
+		if params.At(i) == obj {
+			return true
+		}
+	}
+	return false
+}
+
+func isWaitGroupAdd(info *types.Info, call *ast.CallExpr) bool {
+	_, ok := call.Fun.(*ast.SelectorExpr)
+	return ok && analysisutil.IsMethod(analysisutil.Callee(info, call), "sync", "WaitGroup", "Add")
+}
+
+// isCollectionLoop reports whether l walks a finite collection: a range
+// over a slice, array, map, string or integer, or a counted for loop.
+func isCollectionLoop(info *types.Info, l ast.Stmt) bool {
+	switch l := l.(type) {
+	case *ast.RangeStmt:
+		t := info.TypeOf(l.X)
+		if t == nil {
+			return false
+		}
+		switch t.Underlying().(type) {
+		case *types.Chan, *types.Signature:
+			return false
+		}
+		return true
+	case *ast.ForStmt:
+		return l.Init != nil && l.Cond != nil && l.Post != nil
+	}
+	return false
+}
+
+// isMain reports whether f is main.main or an init function: goroutines
+// cannot outlive them in a way that matters.
+func (a *analysis) isMain(f *ctxflow.Func) bool {
+	obj := f.Obj
+	if obj == nil {
+		return false
+	}
+	if obj.Name() == "init" && obj.Type().(*types.Signature).Recv() == nil {
+		return true
+	}
+	return obj.Name() == "main" && a.pass.Pkg.Name() == "main"
+}
+
+// longLived reports whether the goroutine belongs to a long-lived owner:
+// the owner is a method, or a constructor, of a type that can be closed or
+// stopped, or the goroutine runs a method of such a type (go srv.Serve(l)).
+func (a *analysis) longLived(f *ctxflow.Func, g *Goroutine) bool {
+	if obj := f.Obj; obj != nil {
+		sig := obj.Type().(*types.Signature)
+		if sig.Recv() != nil && closable(sig.Recv().Type()) {
+			return true
+		}
+		for i := range sig.Results().Len() {
+			if closable(sig.Results().At(i).Type()) {
+				return true
+			}
+		}
+	}
+	if g.Callee != nil {
+		if sig, ok := g.Callee.Type().(*types.Signature); ok && sig.Recv() != nil && closable(sig.Recv().Type()) {
+			return true
+		}
+	}
+	return false
+}
+
+// closable reports whether t (or *t) has a Close, Stop, Shutdown or Wait
+// method: something that ends the goroutines it owns.
+func closable(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if _, ok := types.Unalias(t).(*types.Named); !ok {
+		return false
+	}
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for _, name := range []string{"Close", "Stop", "Shutdown", "Wait", "GracefulStop"} {
+		if sel := ms.Lookup(nil, name); sel != nil {
+			return true
+		}
+		for i := range ms.Len() {
+			if ms.At(i).Obj().Name() == name {
+				return true
+			}
+		}
+	}
+	return false
+}

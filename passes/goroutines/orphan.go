@@ -1,0 +1,478 @@
+package goroutines
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/cfg"
+)
+
+// chanUse is what an owner and its goroutines do with one channel the owner
+// makes.
+type chanUse struct {
+	v             *types.Var
+	make          *ast.CallExpr
+	senders       []*Goroutine                   // goroutines sending on it, in order
+	sends         map[*Goroutine][]*ast.SendStmt // blocking (bare) sends
+	anySend       map[*Goroutine]bool
+	loopy         bool       // a send lies in a loop inside its goroutine
+	recvs         []ast.Node // owner receives: *ast.UnaryExpr or *ast.RangeStmt
+	blockingRecv  ast.Node   // an owner receive outside any select
+	closedByOwner bool
+	bad           bool // escapes, reassigned, received by a goroutine, sent by the owner
+}
+
+// orphans finds the result channels of o whose senders are abandoned, and
+// receives of o that no sender completes.
+func (a *analysis) orphans(o *owner) {
+	uses := a.channelsMadeBy(o)
+	if len(uses) == 0 {
+		return
+	}
+	senderOf := map[*ast.FuncLit]*Goroutine{}
+	for _, g := range o.gos {
+		if g.Lit != nil {
+			senderOf[g.Lit] = g
+		}
+	}
+	body, ok := a.ins.Root().FindNode(o.fn.Body)
+	if !ok {
+		return
+	}
+	for c := range body.Preorder((*ast.Ident)(nil)) {
+		id := c.Node().(*ast.Ident)
+		v, _ := a.info.Uses[id].(*types.Var)
+		u := uses[v]
+		if u == nil || u.bad {
+			continue
+		}
+		a.classifyChanUse(o, u, c, senderOf)
+	}
+	for _, u := range uses {
+		if u.bad || len(u.senders) == 0 {
+			continue
+		}
+		if !a.orphan(o, u) {
+			a.stall(o, u)
+		}
+	}
+}
+
+// channelsMadeBy returns the channel variables o assigns exactly once from
+// make(chan T[, n]), outside function literals.
+func (a *analysis) channelsMadeBy(o *owner) map[*types.Var]*chanUse {
+	uses := map[*types.Var]*chanUse{}
+	record := func(id *ast.Ident, rhs ast.Expr) {
+		call, ok := ast.Unparen(rhs).(*ast.CallExpr)
+		if !ok || !a.isBuiltin(call, "make") || len(call.Args) == 0 {
+			return
+		}
+		if _, ok := a.info.TypeOf(call.Args[0]).Underlying().(*types.Chan); !ok {
+			return
+		}
+		if v, ok := a.info.Defs[id].(*types.Var); ok {
+			uses[v] = &chanUse{v: v, make: call, sends: map[*Goroutine][]*ast.SendStmt{}, anySend: map[*Goroutine]bool{}}
+		}
+	}
+	inspectNode(o.fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						record(id, n.Rhs[i])
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == len(n.Values) {
+				for i, id := range n.Names {
+					record(id, n.Values[i])
+				}
+			}
+		}
+		return true
+	})
+	return uses
+}
+
+// classifyChanUse records one use of u's channel at cursor c.
+func (a *analysis) classifyChanUse(o *owner, u *chanUse, c inspector.Cursor, senderOf map[*ast.FuncLit]*Goroutine) {
+	id := c.Node().(*ast.Ident)
+	// The innermost function literal between the use and the owner.
+	var lit *ast.FuncLit
+	for e := range c.Enclosing((*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
+		if e.Node() == o.fn.Node {
+			break
+		}
+		if l, ok := e.Node().(*ast.FuncLit); ok {
+			lit = l
+			break
+		}
+	}
+	var g *Goroutine
+	if lit != nil {
+		if g = senderOf[lit]; g == nil {
+			u.bad = true // captured by another closure: unknown receivers
+			return
+		}
+	}
+	parent := c.Parent().Node()
+	switch p := parent.(type) {
+	case *ast.UnaryExpr:
+		if p.Op != token.ARROW {
+			u.bad = true
+			return
+		}
+		if g != nil {
+			u.bad = true // a goroutine receives: not a result channel
+			return
+		}
+		u.recvs = append(u.recvs, p)
+		if !o.isComm(c.Parent()) && u.blockingRecv == nil {
+			u.blockingRecv = p
+		}
+	case *ast.RangeStmt:
+		if p.X != id || g != nil {
+			u.bad = true
+			return
+		}
+		u.recvs = append(u.recvs, p)
+		if u.blockingRecv == nil {
+			u.blockingRecv = p
+		}
+	case *ast.SendStmt:
+		if p.Chan != id || g == nil {
+			u.bad = true
+			return
+		}
+		if !u.anySend[g] {
+			u.anySend[g] = true
+			u.senders = append(u.senders, g)
+		}
+		if _, inSelect := c.Parent().Parent().Node().(*ast.CommClause); !inSelect {
+			u.sends[g] = append(u.sends[g], p)
+		}
+		for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil)) {
+			if _, ok := e.Node().(*ast.FuncLit); ok {
+				break
+			}
+			u.loopy = true
+			break
+		}
+	case *ast.CallExpr:
+		switch {
+		case a.isBuiltin(p, "len"), a.isBuiltin(p, "cap"):
+		case a.isBuiltin(p, "close"):
+			if g == nil {
+				u.closedByOwner = true
+			}
+		default:
+			u.bad = true
+		}
+	default:
+		u.bad = true
+	}
+}
+
+// isComm reports whether the receive at c is the comm of a select clause.
+func (o *owner) isComm(c inspector.Cursor) bool {
+	for p := c.Parent(); p.Valid(); p = p.Parent() {
+		switch n := p.Node().(type) {
+		case *ast.ExprStmt, *ast.AssignStmt:
+			return o.comms[n]
+		case *ast.ParenExpr:
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+// capacity returns the constant buffer size of make, and false when it is
+// not constant.
+func (a *analysis) capacity(call *ast.CallExpr) (int, bool) {
+	if len(call.Args) < 2 {
+		return 0, true
+	}
+	tv, ok := a.info.Types[call.Args[1]]
+	if !ok || tv.Value == nil {
+		return 0, false
+	}
+	n, ok := constant.Int64Val(constant.ToInt(tv.Value))
+	return int(n), ok
+}
+
+// orphan reports whether u's blocking senders can be abandoned by o, and
+// records the Orphan.
+func (a *analysis) orphan(o *owner, u *chanUse) bool {
+	var senders []*Goroutine
+	many := u.loopy
+	var senderLoop ast.Stmt
+	for _, g := range u.senders {
+		if len(u.sends[g]) == 0 {
+			continue
+		}
+		senders = append(senders, g)
+		if g.Loop != nil {
+			many = true
+			senderLoop = g.Loop
+		}
+	}
+	if len(senders) == 0 {
+		return false
+	}
+	k, ok := a.capacity(u.make)
+	if !ok || (!many && k >= len(senders)) || (many && k > 0) {
+		return false
+	}
+	w := &orphanWalk{a: a, o: o, u: u, many: many, k: k, starts: map[ast.Node]int{}, drains: map[ast.Stmt]bool{}}
+	w.limit = len(senders)
+	if many {
+		w.limit = k + 2
+	}
+	for _, g := range senders {
+		b, i := o.locate(g.Start.Pos())
+		if b == nil {
+			return false
+		}
+		w.starts[b.Nodes[i]]++
+	}
+	for _, r := range u.recvs {
+		if l := a.loopAround(o, r, senders); l != nil {
+			w.drains[l] = true
+		}
+	}
+	exit, exitPos, via := w.run()
+	if exitPos == token.NoPos {
+		return false
+	}
+	orph := &Orphan{Chan: u.v, Make: u.make, Cap: k, Owner: o.fn, Many: many, Count: len(senders),
+		SenderLoop: senderLoop, Exit: exit, ExitPos: exitPos, Via: via}
+	for _, g := range senders {
+		orph.Senders = append(orph.Senders, g)
+		orph.Sends = append(orph.Sends, u.sends[g]...)
+		g.Orphaned = true
+	}
+	a.res.Orphans = append(a.res.Orphans, orph)
+	return true
+}
+
+// loopAround returns the innermost loop of o around the receive r that
+// starts none of the senders: a loop that drains the channel. A range over
+// the channel is its own loop.
+func (a *analysis) loopAround(o *owner, r ast.Node, senders []*Goroutine) ast.Stmt {
+	if rs, ok := r.(*ast.RangeStmt); ok {
+		return rs
+	}
+	c, ok := a.ins.Root().FindByPos(r.Pos(), r.End())
+	if !ok {
+		return nil
+	}
+	for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
+		switch n := e.Node().(type) {
+		case *ast.FuncLit, *ast.FuncDecl:
+			return nil
+		case *ast.ForStmt, *ast.RangeStmt:
+			for _, g := range senders {
+				if n.Pos() <= g.Start.Pos() && g.Start.Pos() < n.End() {
+					return nil
+				}
+			}
+			return n.(ast.Stmt)
+		}
+	}
+	return nil
+}
+
+// orphanWalk searches the owner's control flow for a return with sends
+// still pending: more started than received, beyond the buffer.
+type orphanWalk struct {
+	a      *analysis
+	o      *owner
+	u      *chanUse
+	many   bool
+	k      int
+	limit  int
+	starts map[ast.Node]int  // CFG node -> senders it starts
+	drains map[ast.Stmt]bool // loops that drain the channel
+}
+
+type walkState struct {
+	b       *cfg.Block
+	pending int
+	drain   ast.Stmt // drain loop left early when set
+	via     *ast.CommClause
+}
+
+type walkKey struct {
+	b       int32
+	pending int
+	drain   ast.Stmt
+}
+
+func (w *orphanWalk) run() (ast.Node, token.Pos, *ast.CommClause) {
+	seen := map[walkKey]bool{}
+	stack := []walkState{{b: w.o.cfg.Blocks[0]}}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		k := walkKey{s.b.Index, s.pending, s.drain}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		w.enter(&s)
+		for _, n := range s.b.Nodes {
+			if c := w.starts[n]; c > 0 {
+				s.pending = min(s.pending+c, w.limit)
+			}
+			if !w.o.comms[n] && w.receives(n) {
+				w.received(&s, nil)
+			}
+		}
+		if w.a.isExit(s.b) {
+			if s.pending > w.k || (w.many && s.drain != nil) {
+				exit := exitNode(s.b)
+				pos := w.o.fn.Body.Rbrace
+				if exit != nil {
+					pos = exit.Pos()
+				}
+				return exit, pos, s.via
+			}
+			continue
+		}
+		for _, succ := range s.b.Succs {
+			ns := s
+			ns.b = succ
+			if s.drain != nil && isLoopHead(s.b, s.drain) && isLoopDone(succ, s.drain) {
+				ns.drain = nil
+			}
+			stack = append(stack, ns)
+		}
+	}
+	return nil, token.NoPos, nil
+}
+
+// enter applies the events of entering block s.b.
+func (w *orphanWalk) enter(s *walkState) {
+	b := s.b
+	switch b.Kind {
+	case cfg.KindSelectCaseBody:
+		clause := b.Stmt.(*ast.CommClause)
+		if r := commRecv(clause.Comm); r != nil && w.isChan(r.X) {
+			w.received(s, r)
+			return
+		}
+		if sel := w.selectOf(clause); sel != nil && w.selectReceives(sel) {
+			s.via = clause
+			if w.many {
+				if l := w.drainAround(clause); l != nil && isInfinite(l) {
+					s.drain = l
+				}
+			}
+		}
+	case cfg.KindForLoop, cfg.KindRangeLoop:
+		if w.drains[b.Stmt] && w.many {
+			s.pending = 0
+			if isInfinite(b.Stmt) {
+				s.drain = nil
+			} else {
+				s.drain = b.Stmt
+			}
+		}
+		if rs, ok := b.Stmt.(*ast.RangeStmt); ok && w.isChan(rs.X) && !w.many {
+			w.received(s, nil)
+		}
+	}
+}
+
+func (w *orphanWalk) received(s *walkState, _ *ast.UnaryExpr) {
+	if w.many && w.drainAroundPending(s) {
+		s.pending = 0
+		return
+	}
+	s.pending = max(s.pending-1, 0)
+}
+
+// drainAroundPending reports whether the walk is inside a drain loop; such
+// receives drain everything (the loop's exit is checked separately).
+func (w *orphanWalk) drainAroundPending(s *walkState) bool {
+	for l := range w.drains {
+		if blockIn(s.b, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func blockIn(b *cfg.Block, l ast.Stmt) bool {
+	if len(b.Nodes) > 0 {
+		return l.Pos() <= b.Nodes[0].Pos() && b.Nodes[0].End() <= l.End()
+	}
+	return b.Stmt != nil && l.Pos() <= b.Stmt.Pos() && b.Stmt.End() <= l.End()
+}
+
+func (w *orphanWalk) drainAround(n ast.Node) ast.Stmt {
+	var best ast.Stmt
+	for l := range w.drains {
+		if l.Pos() <= n.Pos() && n.End() <= l.End() && (best == nil || best.Pos() < l.Pos()) {
+			best = l
+		}
+	}
+	return best
+}
+
+func (w *orphanWalk) selectOf(clause *ast.CommClause) *ast.SelectStmt {
+	c, ok := w.a.ins.Root().FindNode(clause)
+	if !ok {
+		return nil
+	}
+	sel, _ := c.Parent().Parent().Node().(*ast.SelectStmt)
+	return sel
+}
+
+func (w *orphanWalk) selectReceives(sel *ast.SelectStmt) bool {
+	for _, cc := range sel.Body.List {
+		if comm := cc.(*ast.CommClause).Comm; comm != nil {
+			if r := commRecv(comm); r != nil && w.isChan(r.X) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (w *orphanWalk) isChan(e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && w.a.info.Uses[id] == w.u.v
+}
+
+// receives reports whether node n (not a select comm) receives from the
+// channel.
+func (w *orphanWalk) receives(n ast.Node) bool {
+	found := false
+	inspectNode(n, func(m ast.Node) bool {
+		if u, ok := m.(*ast.UnaryExpr); ok && u.Op == token.ARROW && w.isChan(u.X) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func isInfinite(l ast.Stmt) bool {
+	f, ok := l.(*ast.ForStmt)
+	return ok && f.Cond == nil
+}
+
+func isLoopHead(b *cfg.Block, l ast.Stmt) bool {
+	return (b.Kind == cfg.KindForLoop || b.Kind == cfg.KindRangeLoop) && b.Stmt == l
+}
+
+func isLoopDone(b *cfg.Block, l ast.Stmt) bool {
+	return (b.Kind == cfg.KindForDone || b.Kind == cfg.KindRangeDone) && b.Stmt == l
+}

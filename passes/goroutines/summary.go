@@ -1,0 +1,306 @@
+package goroutines
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// summary is what a function body does with its parameters.
+type summary struct {
+	joins  map[int]bool // parameter indexes it signals through
+	spawns map[int]bool // function parameters it runs in a goroutine
+	bound  bool         // worker loop or watcher
+}
+
+// summaryOf returns the summary of a function of this package, computing it
+// on first use. Recursion through cycles sees an empty summary.
+func (a *analysis) summaryOf(fn *types.Func) *summary {
+	if s, ok := a.summaries[fn]; ok {
+		return s
+	}
+	decl := a.decls[fn]
+	if decl == nil || decl.Body == nil {
+		return nil
+	}
+	s := &summary{joins: map[int]bool{}, spawns: map[int]bool{}}
+	a.summaries[fn] = s // cycle guard
+	sig := fn.Type().(*types.Signature)
+	params := map[types.Object]int{}
+	for i := range sig.Params().Len() {
+		params[sig.Params().At(i)] = i
+	}
+	paramIdx := func(e ast.Expr) (int, bool) {
+		if obj := rootObj(a.info, e); obj != nil {
+			i, ok := params[obj]
+			return i, ok
+		}
+		return 0, false
+	}
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SendStmt:
+			if i, ok := paramIdx(n.Chan); ok {
+				s.joins[i] = true
+			}
+		case *ast.CallExpr:
+			for _, i := range a.signals(n) {
+				if j, ok := paramIdx(n.Args[i]); ok {
+					s.joins[j] = true
+				}
+			}
+			if isWaitGroupDone(a.info, n) {
+				if j, ok := paramIdx(n.Fun.(*ast.SelectorExpr).X); ok {
+					s.joins[j] = true
+				}
+			}
+			if a.isBuiltin(n, "close") && len(n.Args) == 1 {
+				if j, ok := paramIdx(n.Args[0]); ok {
+					s.joins[j] = true
+				}
+			}
+		case *ast.GoStmt:
+			if i, ok := paramIdx(n.Call.Fun); ok && isFuncType(sig.Params().At(i).Type()) {
+				s.spawns[i] = true
+			}
+			if lit, ok := n.Call.Fun.(*ast.FuncLit); ok {
+				ast.Inspect(lit.Body, func(m ast.Node) bool {
+					if call, ok := m.(*ast.CallExpr); ok {
+						if i, ok := paramIdx(call.Fun); ok && isFuncType(sig.Params().At(i).Type()) {
+							s.spawns[i] = true
+						}
+					}
+					return true
+				})
+			}
+		}
+		return true
+	})
+	s.bound = a.isBound(decl.Body, func(obj types.Object) bool { _, ok := params[obj]; return ok || isField(obj) })
+	return s
+}
+
+// signals returns the argument indexes of call through which the callee
+// signals (JoinsParam), from a local summary or an imported fact.
+func (a *analysis) signals(call *ast.CallExpr) []int {
+	fn := analysisutil.Callee(a.info, call)
+	if fn == nil {
+		return nil
+	}
+	var idx []int
+	if fn.Pkg() == a.pass.Pkg {
+		if s := a.summaryOf(fn); s != nil {
+			idx = sortedKeys(s.joins)
+		}
+	} else {
+		var f JoinsParam
+		if a.pass.ImportObjectFact(fn.Origin(), &f) {
+			idx = f.Params
+		}
+	}
+	var out []int
+	for _, i := range idx {
+		if i < len(call.Args) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// spawnArgs returns the argument indexes of call that the callee runs in a
+// goroutine it does not wait for (Spawns).
+func (a *analysis) spawnArgs(call *ast.CallExpr) []int {
+	fn := analysisutil.Callee(a.info, call)
+	if fn == nil {
+		return nil
+	}
+	var idx []int
+	if fn.Pkg() == a.pass.Pkg {
+		if s := a.summaryOf(fn); s != nil {
+			idx = sortedKeys(s.spawns)
+		}
+	} else {
+		var f Spawns
+		if a.pass.ImportObjectFact(fn.Origin(), &f) {
+			idx = f.Params
+		}
+	}
+	var out []int
+	for _, i := range idx {
+		if i < len(call.Args) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// boundCallee reports whether fn is a worker loop or watcher.
+func (a *analysis) boundCallee(fn *types.Func) bool {
+	if fn == nil {
+		return false
+	}
+	if fn.Pkg() == a.pass.Pkg {
+		s := a.summaryOf(fn)
+		return s != nil && s.bound
+	}
+	return a.pass.ImportObjectFact(fn.Origin(), new(Bound))
+}
+
+// isBound reports whether body is a worker loop or a watcher: it loops
+// forever (`for {}` or over a channel), loops while watching a context or a
+// channel from outside, blocks on such a channel, selects on a context's
+// Done, or calls a bound function. outside tells which objects come from
+// outside the body (parameters, captured variables, fields).
+func (a *analysis) isBound(body *ast.BlockStmt, outside func(types.Object) bool) bool {
+	bound := false
+	var visit func(n ast.Node, loops int)
+	visit = func(n ast.Node, loops int) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if bound || m == nil {
+				return false
+			}
+			switch m := m.(type) {
+			case *ast.ForStmt:
+				if m.Cond == nil {
+					bound = true
+					return false
+				}
+				if m != n {
+					visit(m.Cond, loops+1)
+					visit(m.Body, loops+1)
+					return false
+				}
+			case *ast.RangeStmt:
+				if t := a.info.TypeOf(m.X); t != nil {
+					if _, ok := t.Underlying().(*types.Chan); ok {
+						bound = true
+						return false
+					}
+				}
+				if m != n {
+					visit(m.Body, loops+1)
+					return false
+				}
+			case *ast.SelectStmt:
+				for _, cc := range m.Body.List {
+					if comm := cc.(*ast.CommClause).Comm; comm != nil && a.isDoneRecv(commRecv(comm)) {
+						bound = true
+						return false
+					}
+				}
+			case *ast.ExprStmt:
+				// A bare `<-ctx.Done()` or `<-stop`: a watcher.
+				if u, ok := ast.Unparen(m.X).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+					if a.isDoneRecv(u) || a.outsideChan(u.X, outside) {
+						bound = true
+						return false
+					}
+				}
+			case *ast.UnaryExpr:
+				if loops > 0 && m.Op == token.ARROW && (a.isDoneRecv(m) || a.outsideChan(m.X, outside)) {
+					bound = true
+					return false
+				}
+			case *ast.CallExpr:
+				fn := analysisutil.Callee(a.info, m)
+				if loops > 0 && analysisutil.IsMethod(fn, "context", "Context", "Err") {
+					bound = true
+					return false
+				}
+				if fn != nil && a.boundCallee(fn) {
+					bound = true
+					return false
+				}
+			}
+			return true
+		})
+	}
+	visit(body, 0)
+	return bound
+}
+
+// isDoneRecv reports whether u is `<-X.Done()` for a context X.
+func (a *analysis) isDoneRecv(u *ast.UnaryExpr) bool {
+	if u == nil || u.Op != token.ARROW {
+		return false
+	}
+	call, ok := ast.Unparen(u.X).(*ast.CallExpr)
+	return ok && analysisutil.IsMethod(analysisutil.Callee(a.info, call), "context", "Context", "Done")
+}
+
+// outsideChan reports whether e is a channel from outside the body.
+func (a *analysis) outsideChan(e ast.Expr, outside func(types.Object) bool) bool {
+	obj := rootObj(a.info, e)
+	return obj != nil && outside(obj)
+}
+
+// commRecv returns the receive expression of a select comm, or nil.
+func commRecv(comm ast.Stmt) *ast.UnaryExpr {
+	var e ast.Expr
+	switch comm := comm.(type) {
+	case *ast.ExprStmt:
+		e = comm.X
+	case *ast.AssignStmt:
+		if len(comm.Rhs) == 1 {
+			e = comm.Rhs[0]
+		}
+	}
+	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return u
+	}
+	return nil
+}
+
+// rootObj returns the object at the root of a selector/index/star/unary &
+// chain: x for x, x.f, x[i], *x, &x. For a field selection it returns the
+// field, so that s.wg and t.wg are the same "place" by type.
+func rootObj(info *types.Info, e ast.Expr) types.Object {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return info.ObjectOf(x)
+		case *ast.SelectorExpr:
+			if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+				return sel.Obj()
+			}
+			return info.ObjectOf(x.Sel)
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			if x.Op != token.AND {
+				return nil
+			}
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+func isField(obj types.Object) bool {
+	v, ok := obj.(*types.Var)
+	return ok && v.IsField()
+}
+
+func isFuncType(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Signature)
+	return ok
+}
+
+func isWaitGroupDone(info *types.Info, call *ast.CallExpr) bool {
+	_, ok := call.Fun.(*ast.SelectorExpr)
+	return ok && analysisutil.IsMethod(analysisutil.Callee(info, call), "sync", "WaitGroup", "Done")
+}
+
+func (a *analysis) isBuiltin(call *ast.CallExpr, name string) bool {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := a.info.Uses[id].(*types.Builtin)
+	return ok && b.Name() == name
+}
