@@ -18,7 +18,7 @@ func Handle(w http.ResponseWriter, r *http.Request) {
 
 func Put(ctx context.Context) error {
 	defer rollback(context.TODO()) // want `context.TODO\(\) for the cleanup call rollback`
-	return fetch(context.TODO()) // want `cuts off ctx`
+	return fetch(context.TODO())   // want `cuts off ctx`
 }
 
 // Shadowed name: no fix.

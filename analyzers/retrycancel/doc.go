@@ -1,0 +1,85 @@
+// Package retrycancel defines an Analyzer that reports retry, poll and
+// reconnect loops that keep going after their context is done.
+//
+// # Analyzer retrycancel
+//
+// retrycancel: report retry and poll loops that keep going after their context is done
+//
+// A retry loop (for {}, for cond {}, a counted loop that indexes nothing, a
+// range over an integer or a ticker: analysisutil.IsRetryLoop) that calls a
+// context-bound function and, when it fails, tries again without looking at
+// the context never stops on cancellation: every attempt fails at once with
+// context.Canceled, and the loop spins, logs and sleeps until its attempts
+// run out, or forever. Its goroutine outlives the request or the shutdown
+// that canceled it.
+//
+// One finding per loop, the first that applies:
+//
+//   - the loop retries when the error is context.DeadlineExceeded or
+//     context.Canceled of a context from outside the loop (retrying a
+//     per-attempt timeout derived inside the loop is fine);
+//   - the loop's backoff is time.Sleep, a bare `<-time.After(d)` or a
+//     select over timers only, while a context is in reach: the sleep
+//     cannot be interrupted, and when the loop has no other context check
+//     it retries after cancellation too;
+//   - the loop calls a context-bound function whose error may carry
+//     cancellation and never checks the context, so its only exits are
+//     success, an attempt counter, or errors other than cancellation.
+//
+// Retry and poll helpers that take no context are reported where one is in
+// reach: github.com/cenkalti/backoff (Retry, RetryNotify,
+// RetryNotifyWithTimer without backoff.WithContext), github.com/avast/retry-go
+// (Do, DoWithData without retry.Context) and
+// k8s.io/apimachinery/pkg/util/wait (Poll, PollImmediate, PollInfinite,
+// PollImmediateInfinite, ExponentialBackoff, Forever, and Until, JitterUntil,
+// NonSlidingUntil, PollUntil, PollImmediateUntil, BackoffUntil unless their
+// stop channel is a context's Done()).
+//
+// Bad:
+//
+//	for {
+//		err := client.Ping(ctx)
+//		if err == nil {
+//			return nil
+//		}
+//		log.Printf("ping: %v", err)
+//		time.Sleep(backoff)
+//	}
+//
+// Good:
+//
+//	for {
+//		err := client.Ping(ctx)
+//		if err == nil {
+//			return nil
+//		}
+//		log.Printf("ping: %v", err)
+//		if err := wait.Sleep(ctx, backoff); err != nil {
+//			return err
+//		}
+//	}
+//
+// Fixes: for a sleep, replace it with a select on ctx.Done() and
+// time.After that returns the function's zero values and
+// context.Cause(ctx), or with wait.Sleep from
+// github.com/cancelcheck/cancelcheck/rt/wait; for a loop with no check, add
+// a context check at the top of the loop body that returns the zero values
+// and the cause; for backoff.Retry, wrap the policy with backoff.WithContext;
+// for retry.Do, add retry.Context(ctx). Fixes that return are offered only
+// when the function's results can be spelled (it has an error result, or no
+// results).
+//
+// Not reported: a loop that checks the context (ctx.Err(), ctx.Done() in a
+// select or a receive, context.Cause, errors.Is(err, context.Canceled) or
+// DeadlineExceeded in a test that leaves the loop, or a call of a helper that
+// checks its context parameter and returns no error, known across packages by
+// the checksContext fact); a loop that leaves on the bound call's error
+// (returns it, wraps it, or returns or breaks under `err != nil` or an
+// unknown classifier such as `!retryable(err)`); a loop with an exit on a
+// receive from a stop channel; loops over collections (swallowcancel's
+// business); and functions with no context in reach and no bound call.
+//
+// To silence one finding, give a reason:
+//
+//	//cancelcheck:ignore retrycancel the probe must keep trying until the process exits
+package retrycancel

@@ -1,0 +1,232 @@
+package retrycancel
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// A loop stops on cancellation when one of its exits is taken for the
+// bound call's error: the exit returns that error (or wraps it), or it is
+// guarded only by tests that hold for any error. Exits guarded by `err ==
+// nil` (success), by tests for specific errors (errors.Is(err, ErrNotFound),
+// err == io.EOF) or by tests that do not mention the error at all (an
+// attempt counter) are not taken when the call fails with context.Canceled.
+
+// guard is what a condition on the way to an exit says about the error.
+type guard int
+
+const (
+	guardOther    guard = iota // does not test the error: a counter, a flag
+	guardSuccess               // taken when the error is nil
+	guardSpecific              // taken for some errors only
+	guardFinal                 // taken for any error (or unknown classifier)
+)
+
+// returnFinal reports whether ret leaves the loop on the bound call's error.
+func (st *state) returnFinal(c inspector.Cursor, ret *ast.ReturnStmt, l *loop) bool {
+	sig := l.f.Sig
+	idx := analysisutil.ErrorResult(sig)
+	carrier := false
+	switch {
+	case idx < 0:
+	case len(ret.Results) == sig.Results().Len():
+		carrier = st.res.MayCarryCancel(ret.Results[idx])
+	case len(ret.Results) == 1:
+		if call, ok := ast.Unparen(ret.Results[0]).(*ast.CallExpr); ok {
+			carrier = st.res.BoundCall(call)
+		}
+	}
+	return st.exitFinal(c, l, carrier)
+}
+
+// leaves reports whether a break or goto leaves the loop.
+func (st *state) leaves(c inspector.Cursor, br *ast.BranchStmt, l *loop) bool {
+	if br.Label != nil {
+		lbl, ok := st.info.Uses[br.Label].(*types.Label)
+		return ok && !inside(lbl.Pos(), l.body)
+	}
+	if br.Tok != token.BREAK {
+		return false
+	}
+	for p := c.Parent(); p.Node() != nil; p = p.Parent() {
+		switch p.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			return p.Node() == l.stmt
+		}
+	}
+	return false
+}
+
+// exitFinal reports whether the exit at c is taken whenever the bound call
+// fails. carrier says whether the exit returns the call's error; such an
+// exit with no guard at all is final too.
+func (st *state) exitFinal(c inspector.Cursor, l *loop, carrier bool) bool {
+	guards := 0
+	child := c.Node()
+	for p := c.Parent(); p.Node() != nil && p.Node() != l.stmt; p = p.Parent() {
+		switch n := p.Node().(type) {
+		case *ast.IfStmt:
+			then := child == n.Body
+			if child != n.Body && child != n.Else {
+				break
+			}
+			guards++
+			if st.classify(n.Cond, then) != guardFinal {
+				return false
+			}
+		case *ast.CaseClause:
+			guards++
+			if st.classifyCase(p, n) != guardFinal {
+				return false
+			}
+		case *ast.CommClause:
+			if st.stopChannel(n.Comm) {
+				return true
+			}
+			guards++
+			return false
+		case *ast.TypeSwitchStmt:
+			return false
+		}
+		child = p.Node()
+	}
+	if guards == 0 {
+		return carrier
+	}
+	return true
+}
+
+// stopChannel reports whether comm receives from a channel that is neither a
+// timer nor data-less tick: a stop or done channel, or a work queue that may
+// be closed.
+func (st *state) stopChannel(comm ast.Stmt) bool {
+	var x ast.Expr
+	switch comm := comm.(type) {
+	case *ast.ExprStmt:
+		x = comm.X
+	case *ast.AssignStmt:
+		if len(comm.Rhs) == 1 {
+			x = comm.Rhs[0]
+		}
+	}
+	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
+	return ok && u.Op == token.ARROW && !isTimeChan(st.info.TypeOf(u.X))
+}
+
+func (st *state) classifyCase(p inspector.Cursor, cc *ast.CaseClause) guard {
+	sw, ok := p.Parent().Parent().Node().(*ast.SwitchStmt)
+	if !ok {
+		return guardOther
+	}
+	if sw.Tag == nil {
+		if cc.List == nil { // default
+			if st.mentionsCarrier(sw.Body) {
+				return guardFinal
+			}
+			return guardOther
+		}
+		best := guardOther
+		for _, e := range cc.List {
+			if g := st.classify(e, true); g > best {
+				best = g
+			}
+		}
+		return best
+	}
+	if !st.mentionsCarrier(sw.Tag) {
+		return guardOther
+	}
+	if cc.List == nil {
+		return guardFinal
+	}
+	for _, e := range cc.List {
+		if tv, ok := st.info.Types[e]; ok && tv.IsNil() {
+			return guardSuccess
+		}
+	}
+	return guardSpecific
+}
+
+// classify says when the branch of cond (then or else) is taken.
+func (st *state) classify(cond ast.Expr, then bool) guard {
+	cond = ast.Unparen(cond)
+	if st.checksCtx(cond) || cancelTest(st.info, cond) {
+		return guardFinal
+	}
+	switch e := cond.(type) {
+	case *ast.UnaryExpr:
+		if e.Op == token.NOT {
+			return st.classify(e.X, !then)
+		}
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.LAND, token.LOR:
+			// then-branch of && and else-branch of ||: every part must hold.
+			all := (e.Op == token.LAND) == then
+			x, y := st.classify(e.X, then), st.classify(e.Y, then)
+			if all {
+				return min(x, y)
+			}
+			return max(x, y)
+		case token.EQL, token.NEQ:
+			if !st.mentionsCarrier(e) {
+				return guardOther
+			}
+			isNil := st.isNil(e.X) || st.isNil(e.Y)
+			eq := (e.Op == token.EQL) == then
+			switch {
+			case isNil && eq:
+				return guardSuccess
+			case isNil:
+				return guardFinal
+			case eq:
+				return guardSpecific
+			default:
+				return guardFinal
+			}
+		}
+	case *ast.CallExpr:
+		if !st.mentionsCarrier(e) {
+			return guardOther
+		}
+		fn := analysisutil.Callee(st.info, e)
+		if analysisutil.IsFunc(fn, "errors", "Is") || analysisutil.IsFunc(fn, "errors", "As") {
+			if then {
+				return guardSpecific
+			}
+			return guardFinal
+		}
+		// An unknown classifier (retryable(err), isPermanent(err)): it may
+		// well stop on cancellation; precision first.
+		return guardFinal
+	}
+	return guardOther
+}
+
+func (st *state) isNil(e ast.Expr) bool {
+	tv, ok := st.info.Types[e]
+	return ok && tv.IsNil()
+}
+
+// mentionsCarrier reports whether n mentions an error variable that may
+// carry cancellation there.
+func (st *state) mentionsCarrier(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if id, ok := n.(*ast.Ident); ok {
+			if v, ok := st.info.Uses[id].(*types.Var); ok && analysisutil.IsError(v.Type()) && st.res.MayCarryCancel(id) {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}

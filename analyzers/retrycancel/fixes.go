@@ -1,0 +1,126 @@
+package retrycancel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// waitPath is the runtime package whose Sleep honours a context.
+const waitPath = "github.com/cancelcheck/cancelcheck/rt/wait"
+
+// fixEnv holds what every fix in one function needs.
+type fixEnv struct {
+	file   *ast.File
+	src    []byte
+	ctx    string // the context's spelling
+	ctxPkg string // the name of package context in the file
+	edits  []analysis.TextEdit
+}
+
+// env prepares a fix at pos for the loop, or returns nil when the context
+// cannot be spelled there.
+func (st *state) env(l *loop, pos token.Pos, ctxExpr string, ctxObj types.Object) *fixEnv {
+	file := analysisutil.FileOf(st.pass, pos)
+	if file == nil || !st.resolves(ctxObj, pos) {
+		return nil // no file, or the context's name is shadowed
+	}
+	e := &fixEnv{file: file, ctx: ctxExpr}
+	if src, err := st.pass.ReadFile(st.pass.Fset.File(pos).Name()); err == nil {
+		e.src = src
+	}
+	e.ctxPkg, e.edits = analysisutil.AddImport(st.info, file, pos, "context")
+	return e
+}
+
+// ret returns the return statement leaving l's function with errExpr.
+func (st *state) ret(l *loop, e *fixEnv, errExpr string) (string, bool) {
+	if l.f.Sig.Results().Len() == 0 {
+		return "return", true
+	}
+	return analysisutil.ReturnWith(e.file, st.pass.Pkg, l.f.Sig, errExpr)
+}
+
+func (e *fixEnv) indent(st *state, pos token.Pos) string {
+	if e.src == nil {
+		return ""
+	}
+	return analysisutil.Indent(st.pass.Fset, e.src, pos)
+}
+
+// checkFix adds a context check at the top of the loop body.
+func (st *state) checkFix(l *loop, ctxExpr string, ctxObj types.Object) []analysis.SuggestedFix {
+	e := st.env(l, l.body.Lbrace, ctxExpr, ctxObj)
+	if e == nil {
+		return nil
+	}
+	ret, ok := st.ret(l, e, fmt.Sprintf("%s.Cause(%s)", e.ctxPkg, e.ctx))
+	if !ok {
+		return nil
+	}
+	in := e.indent(st, l.stmt.Pos()) + "\t"
+	text := fmt.Sprintf("\n%sif %s.Err() != nil {\n%s\t%s\n%s}", in, e.ctx, in, ret, in)
+	return []analysis.SuggestedFix{{
+		Message:   "Check the context at the top of the loop",
+		TextEdits: append(e.edits, analysis.TextEdit{Pos: l.body.Lbrace + 1, End: l.body.Lbrace + 1, NewText: []byte(text)}),
+	}}
+}
+
+// sleepFixes replaces an uninterruptible sleep by a select on the context
+// and a timer, or by wait.Sleep from the runtime.
+func (st *state) sleepFixes(l *loop, s sleep, ctxExpr string, ctxObj types.Object) []analysis.SuggestedFix {
+	if s.dur == nil {
+		return nil
+	}
+	e := st.env(l, s.stmt.Pos(), ctxExpr, ctxObj)
+	if e == nil {
+		return nil
+	}
+	timePkg := analysisutil.ImportName(e.file, "time")
+	if timePkg == "" {
+		return nil
+	}
+	in := e.indent(st, s.stmt.Pos())
+	dur := types.ExprString(s.dur)
+	if e.src != nil {
+		tf := st.pass.Fset.File(s.dur.Pos())
+		dur = string(e.src[tf.Offset(s.dur.Pos()):tf.Offset(s.dur.End())])
+	}
+	var fixes []analysis.SuggestedFix
+
+	if ret, ok := st.ret(l, e, fmt.Sprintf("%s.Cause(%s)", e.ctxPkg, e.ctx)); ok {
+		text := strings.Join([]string{
+			"select {",
+			in + "case <-" + e.ctx + ".Done():",
+			in + "\t" + ret,
+			in + "case <-" + timePkg + ".After(" + dur + "):",
+			in + "}",
+		}, "\n")
+		fixes = append(fixes, analysis.SuggestedFix{
+			Message:   "Wait in a select that returns when the context ends",
+			TextEdits: append(append([]analysis.TextEdit(nil), e.edits...), analysis.TextEdit{Pos: s.stmt.Pos(), End: s.stmt.End(), NewText: []byte(text)}),
+		})
+	}
+
+	waitName, waitEdits := analysisutil.AddImport(st.info, e.file, s.stmt.Pos(), waitPath)
+	var text string
+	if l.f.Sig.Results().Len() == 0 {
+		text = fmt.Sprintf("if %s.Sleep(%s, %s) != nil {\n%s\treturn\n%s}", waitName, e.ctx, dur, in, in)
+	} else if ret, ok := st.ret(l, e, "err"); ok {
+		text = fmt.Sprintf("if err := %s.Sleep(%s, %s); err != nil {\n%s\t%s\n%s}", waitName, e.ctx, dur, in, ret, in)
+	}
+	if text != "" {
+		// wait.Sleep needs no context import of its own.
+		fixes = append(fixes, analysis.SuggestedFix{
+			Message:   "Wait with wait.Sleep from the cancelcheck runtime",
+			TextEdits: append(waitEdits, analysis.TextEdit{Pos: s.stmt.Pos(), End: s.stmt.End(), NewText: []byte(text)}),
+		})
+	}
+	return fixes
+}

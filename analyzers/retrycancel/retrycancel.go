@@ -1,0 +1,441 @@
+package retrycancel
+
+import (
+	_ "embed"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+//go:embed doc.go
+var doc string
+
+// Config is the check's configuration; the zero value is the default.
+type Config struct {
+	// SkipLibraries turns off the reports on retry and poll library calls
+	// that take no context.
+	SkipLibraries bool `json:"skip_libraries"`
+}
+
+// New returns the check bound to cfg.
+func New(cfg Config) *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Name:      "retrycancel",
+		Doc:       analysisutil.MustExtractDoc(doc, "retrycancel"),
+		URL:       "https://github.com/cancelcheck/cancelcheck/blob/main/docs/retrycancel.md",
+		Requires:  []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
+		FactTypes: []analysis.Fact{(*ChecksContext)(nil)},
+		Run:       (&checker{cfg}).run,
+	}
+}
+
+// Analyzer is the check with the default configuration.
+var Analyzer = New(Config{})
+
+type checker struct{ cfg Config }
+
+type state struct {
+	pass   *analysis.Pass
+	info   *types.Info
+	res    *ctxflow.Result
+	ins    *inspector.Inspector
+	rep    *analysisutil.Reporter
+	checks map[*types.Func]bool // local functions that check their context
+}
+
+func (c *checker) run(pass *analysis.Pass) (any, error) {
+	res := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
+	if !res.ImportsContext {
+		return nil, nil
+	}
+	st := &state{
+		pass:   pass,
+		info:   pass.TypesInfo,
+		res:    res,
+		ins:    pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		rep:    analysisutil.NewReporter(pass),
+		checks: make(map[*types.Func]bool),
+	}
+	st.computeFacts()
+	for cur := range st.ins.Root().Preorder((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.CallExpr)(nil)) {
+		switch n := cur.Node().(type) {
+		case *ast.CallExpr:
+			if !c.cfg.SkipLibraries {
+				st.checkLibraryCall(cur, n)
+			}
+		default:
+			st.checkLoop(cur)
+		}
+	}
+	st.rep.Finish()
+	return nil, nil
+}
+
+// loop is what one retry loop does.
+type loop struct {
+	stmt     ast.Stmt
+	body     *ast.BlockStmt
+	f        *ctxflow.Func
+	checked  bool            // the loop observes the context or leaves on its error
+	observes bool            // the loop looks at the context itself
+	bound    []*ast.CallExpr // context-bound calls with an error result
+	sleeps   []sleep
+	retryErr ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
+}
+
+// sleep is an uninterruptible wait in a loop.
+type sleep struct {
+	stmt ast.Stmt
+	dur  ast.Expr // the duration, nil when the wait is not a plain sleep
+	desc string   // "time.Sleep", "<-time.After", "this select"
+}
+
+func (st *state) checkLoop(cur inspector.Cursor) {
+	stmt := cur.Node().(ast.Stmt)
+	if !analysisutil.IsRetryLoop(st.info, stmt) {
+		return
+	}
+	f := st.res.Enclosing(cur)
+	if f == nil {
+		return
+	}
+	l := &loop{stmt: stmt, f: f}
+	switch s := stmt.(type) {
+	case *ast.ForStmt:
+		l.body = s.Body
+		if s.Cond != nil && st.checksCtx(s.Cond) {
+			l.checked, l.observes = true, true
+		}
+	case *ast.RangeStmt:
+		l.body = s.Body
+	}
+	st.scan(cur, l)
+	ctxExpr, ctxObj := st.loopContext(l)
+	if ctxExpr == "" {
+		return // no context in reach and none used: nothing can end
+	}
+	switch {
+	case l.retryErr != nil && !l.observes:
+		st.rep.Report(analysis.Diagnostic{
+			Pos: l.retryErr.Pos(), End: l.retryErr.End(),
+			Message: fmt.Sprintf("this retry loop tries again when %s fails with the cancellation of %s, a context from outside the loop: once %s has ended every attempt fails at once and the loop spins %s",
+				calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
+			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
+		})
+	case len(l.sleeps) > 0 && (f.HasContext() || len(l.bound) > 0):
+		s := l.sleeps[0]
+		var msg string
+		if l.checked {
+			msg = fmt.Sprintf("%s ignores %s: once %s is canceled this retry loop still sleeps out its backoff before it notices", s.desc, ctxExpr, ctxExpr)
+		} else {
+			msg = fmt.Sprintf("%s ignores %s and the loop never checks it: once %s is canceled this retry loop keeps sleeping and trying again %s", s.desc, ctxExpr, ctxExpr, l.until())
+		}
+		st.rep.Report(analysis.Diagnostic{
+			Pos: s.stmt.Pos(), End: s.stmt.End(), Message: msg,
+			SuggestedFixes: st.sleepFixes(l, s, ctxExpr, ctxObj),
+		})
+	case !l.checked && len(l.bound) > 0:
+		st.rep.Report(analysis.Diagnostic{
+			Pos: stmt.Pos(), End: l.body.Lbrace + 1,
+			Message: fmt.Sprintf("this retry loop calls %s again after it fails without checking %s: once %s is canceled every attempt fails at once and the loop keeps trying %s",
+				calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
+			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
+		})
+	}
+}
+
+// until describes how long a loop that ignores cancellation goes on.
+func (l *loop) until() string {
+	switch s := l.stmt.(type) {
+	case *ast.ForStmt:
+		if s.Cond == nil {
+			return "forever"
+		}
+		return "until its condition fails"
+	case *ast.RangeStmt:
+		if _, ok := s.X.(*ast.BasicLit); ok {
+			return "until its attempts run out"
+		}
+		return "until the range ends"
+	}
+	return "forever"
+}
+
+// loopContext returns the spelling of the context the loop should watch and
+// the variable its spelling starts with: the context argument of its first
+// bound call when that is a variable from outside the loop, else the nearest
+// context in reach.
+func (st *state) loopContext(l *loop) (string, types.Object) {
+	for _, call := range l.bound {
+		for _, arg := range call.Args {
+			if !analysisutil.IsContext(st.info.TypeOf(arg)) {
+				continue
+			}
+			if obj := analysisutil.ObjectOfIdent(st.info, arg); obj != nil && !inside(obj.Pos(), l.stmt) {
+				return obj.Name(), obj
+			}
+		}
+	}
+	for _, c := range l.f.Contexts {
+		return c.Expr, c.Obj
+	}
+	return "", nil
+}
+
+func inside(pos token.Pos, n ast.Node) bool { return n.Pos() <= pos && pos < n.End() }
+
+// scan walks the loop (not into function literals) and fills l.
+func (st *state) scan(cur inspector.Cursor, l *loop) {
+	cur.Inspect(nil, func(c inspector.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			st.scanCall(c, n, l)
+		case *ast.ExprStmt:
+			if cc, ok := c.Parent().Node().(*ast.CommClause); ok && cc.Comm == n {
+				break // a select case, judged with its select
+			}
+			if s, ok := st.sleepStmt(n); ok && st.innermostLoop(c) == l.stmt {
+				l.sleeps = append(l.sleeps, s)
+			}
+		case *ast.SelectStmt:
+			if st.timersOnly(n) && st.innermostLoop(c) == l.stmt {
+				l.sleeps = append(l.sleeps, sleep{stmt: n, desc: "this select over timers only"})
+			}
+		case *ast.ReturnStmt:
+			if !l.checked && st.returnFinal(c, n, l) {
+				l.checked = true
+			}
+		case *ast.BranchStmt:
+			if !l.checked && (n.Tok == token.BREAK || n.Tok == token.GOTO) && st.leaves(c, n, l) && st.exitFinal(c, l, false) {
+				l.checked = true
+			}
+		case *ast.IfStmt:
+			if l.retryErr == nil && cancelTest(st.info, n.Cond) {
+				if terminates(n.Body.List) {
+					l.checked, l.observes = true, true
+				} else if !st.perAttempt(l) {
+					l.retryErr = n.Cond
+				}
+			}
+		}
+		return true
+	})
+	if len(l.bound) == 0 {
+		l.retryErr = nil
+	}
+}
+
+func (st *state) scanCall(c inspector.Cursor, call *ast.CallExpr, l *loop) {
+	fn := analysisutil.Callee(st.info, call)
+	switch {
+	case analysisutil.IsMethod(fn, "context", "Context", "Err"),
+		analysisutil.IsMethod(fn, "context", "Context", "Done"),
+		analysisutil.IsFunc(fn, "context", "Cause"):
+		l.checked, l.observes = true, true
+		return
+	case fn != nil && st.checksContext(fn) && returnsBool(fn):
+		l.checked, l.observes = true, true
+		return
+	}
+	if st.res.BoundCall(call) && hasErrorResult(st.info, call) {
+		l.bound = append(l.bound, call)
+	}
+}
+
+func hasErrorResult(info *types.Info, call *ast.CallExpr) bool {
+	sig, _ := info.TypeOf(call.Fun).Underlying().(*types.Signature)
+	return sig != nil && analysisutil.ErrorResult(sig) >= 0
+}
+
+// returnsBool reports whether fn returns just a bool: a helper like
+// done(ctx) or sleepOrDone(ctx, d) whose answer the loop acts on.
+func returnsBool(fn *types.Func) bool {
+	sig := fn.Type().(*types.Signature)
+	if sig.Results().Len() != 1 {
+		return false
+	}
+	b, ok := sig.Results().At(0).Type().Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
+}
+
+// checksCtx reports whether e observes a context: Err, Done, Cause, or a
+// helper known to check its context.
+func (st *state) checksCtx(e ast.Node) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if call, ok := n.(*ast.CallExpr); ok {
+			fn := analysisutil.Callee(st.info, call)
+			if analysisutil.IsMethod(fn, "context", "Context", "Err") ||
+				analysisutil.IsMethod(fn, "context", "Context", "Done") ||
+				analysisutil.IsFunc(fn, "context", "Cause") ||
+				fn != nil && st.checksContext(fn) && returnsBool(fn) {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// innermostLoop returns the innermost for or range statement enclosing c
+// within its function.
+func (st *state) innermostLoop(c inspector.Cursor) ast.Node {
+	for p := c.Parent(); p.Node() != nil; p = p.Parent() {
+		switch p.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			return p.Node()
+		case *ast.FuncLit, *ast.FuncDecl:
+			return nil
+		}
+	}
+	return nil
+}
+
+// sleepStmt recognizes time.Sleep(d) and <-time.After(d) (or a receive from
+// a timer's channel) used as a statement.
+func (st *state) sleepStmt(s *ast.ExprStmt) (sleep, bool) {
+	switch x := ast.Unparen(s.X).(type) {
+	case *ast.CallExpr:
+		if analysisutil.IsCallToFunc(st.info, x, "time", "Sleep") && len(x.Args) == 1 {
+			return sleep{stmt: s, dur: x.Args[0], desc: "time.Sleep"}, true
+		}
+	case *ast.UnaryExpr:
+		if x.Op != token.ARROW {
+			return sleep{}, false
+		}
+		if call, ok := ast.Unparen(x.X).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(st.info, call, "time", "After") && len(call.Args) == 1 {
+			return sleep{stmt: s, dur: call.Args[0], desc: "<-time.After"}, true
+		}
+		if isTimeChan(st.info.TypeOf(x.X)) {
+			return sleep{stmt: s, desc: "this receive from a timer"}, true
+		}
+	}
+	return sleep{}, false
+}
+
+func isTimeChan(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	ch, ok := t.Underlying().(*types.Chan)
+	return ok && analysisutil.IsNamed(ch.Elem(), "time", "Time")
+}
+
+// timersOnly reports whether every case of a select receives from a timer
+// or ticker channel (and there is no default): a sleep in disguise.
+func (st *state) timersOnly(s *ast.SelectStmt) bool {
+	if len(s.Body.List) == 0 {
+		return false
+	}
+	for _, cc := range s.Body.List {
+		cc := cc.(*ast.CommClause)
+		if cc.Comm == nil {
+			return false
+		}
+		var x ast.Expr
+		switch comm := cc.Comm.(type) {
+		case *ast.ExprStmt:
+			x = comm.X
+		case *ast.AssignStmt:
+			if len(comm.Rhs) == 1 {
+				x = comm.Rhs[0]
+			}
+		}
+		u, ok := ast.Unparen(x).(*ast.UnaryExpr)
+		if !ok || u.Op != token.ARROW || !isTimeChan(st.info.TypeOf(u.X)) {
+			return false
+		}
+	}
+	return true
+}
+
+// perAttempt reports whether a bound call of the loop runs under a context
+// declared inside the loop (a per-attempt timeout).
+func (st *state) perAttempt(l *loop) bool {
+	for _, call := range l.bound {
+		for _, arg := range call.Args {
+			if !analysisutil.IsContext(st.info.TypeOf(arg)) {
+				continue
+			}
+			if obj := analysisutil.ObjectOfIdent(st.info, arg); obj != nil && inside(obj.Pos(), l.stmt) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cancelTest reports whether cond tests an error against
+// context.Canceled or context.DeadlineExceeded (errors.Is or ==), without
+// negation.
+func cancelTest(info *types.Info, cond ast.Expr) bool {
+	found := false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.UnaryExpr:
+			if n.Op == token.NOT {
+				return false
+			}
+		case *ast.BinaryExpr:
+			if n.Op == token.NEQ {
+				return false
+			}
+		case *ast.SelectorExpr:
+			if isCancelSentinel(info, n) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func isCancelSentinel(info *types.Info, e ast.Expr) bool {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	v, ok := info.ObjectOf(sel.Sel).(*types.Var)
+	return ok && v.Pkg() != nil && v.Pkg().Path() == "context" && (v.Name() == "Canceled" || v.Name() == "DeadlineExceeded")
+}
+
+// terminates reports whether a statement list ends by leaving: return,
+// break, goto, or panic.
+func terminates(list []ast.Stmt) bool {
+	if len(list) == 0 {
+		return false
+	}
+	switch s := list[len(list)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.BREAK || s.Tok == token.GOTO
+	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func calleeName(info *types.Info, call *ast.CallExpr) string {
+	return types.ExprString(call.Fun)
+}

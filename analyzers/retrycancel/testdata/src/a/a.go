@@ -1,0 +1,444 @@
+package a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"time"
+)
+
+var ErrNotFound = errors.New("not found")
+
+type Client struct{}
+
+func (c *Client) Ping(ctx context.Context) error                  { return nil }
+func (c *Client) Get(ctx context.Context, k string) (string, error) { return "", nil }
+func (c *Client) Watch(ctx context.Context) (<-chan int, error)    { return nil, nil }
+
+func send(ctx context.Context, m string) error { return nil }
+func retryable(err error) bool               { return true }
+func ready() bool                            { return true }
+func dial() error                            { return nil }
+
+// ---------------- positives ----------------
+
+// A reconnect loop in the shape of many watch/reconnect bugs: on error it
+// logs, sleeps and reconnects forever, even after ctx is canceled.
+func WatchLoop(ctx context.Context, c *Client) {
+	for {
+		ch, err := c.Watch(ctx)
+		if err != nil {
+			log.Printf("watch: %v", err)
+			time.Sleep(time.Second) // want `time.Sleep ignores ctx and the loop never checks it: once ctx is canceled this retry loop keeps sleeping and trying again forever`
+			continue
+		}
+		for range ch {
+		}
+	}
+}
+
+// Dial with backoff but no sleep and no check: spins.
+func Connect(ctx context.Context, c *Client) error {
+	backoff := time.Millisecond
+	for { // want `this retry loop calls c.Ping again after it fails without checking ctx: once ctx is canceled every attempt fails at once and the loop keeps trying forever`
+		err := c.Ping(ctx)
+		if err == nil {
+			return nil
+		}
+		backoff *= 2
+	}
+}
+
+// Only exits: success or the attempt counter.
+func SendRetry(ctx context.Context, m string) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ { // want `calls send again after it fails without checking ctx.*until its condition fails`
+		if err = send(ctx, m); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// The error is returned only when the attempts are exhausted.
+func SendCounted(ctx context.Context, m string) error {
+	for attempt := 1; ; attempt++ { // want `calls send again after it fails`
+		err := send(ctx, m)
+		if err == nil {
+			return nil
+		}
+		if attempt == 5 {
+			return fmt.Errorf("send after %d attempts: %w", attempt, err)
+		}
+	}
+}
+
+// Range over an integer with a sleeping backoff.
+func Fetch(ctx context.Context, c *Client) (string, error) {
+	var lastErr error
+	for i := range 3 {
+		v, err := c.Get(ctx, "k")
+		if err == nil {
+			return v, nil
+		}
+		lastErr = err
+		time.Sleep(time.Duration(i) * 100 * time.Millisecond) // want `time.Sleep ignores ctx and the loop never checks it`
+	}
+	return "", lastErr
+}
+
+// A ticker loop that never looks at ctx: the goroutine outlives it.
+func Refresh(ctx context.Context, c *Client) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for range t.C { // want `calls c.Ping again after it fails without checking ctx`
+		if err := c.Ping(ctx); err != nil {
+			log.Print(err)
+		}
+	}
+}
+
+// A select over the ticker only.
+func RefreshSelect(ctx context.Context, c *Client) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select { // want `this select over timers only ignores ctx`
+		case <-t.C:
+			if err := c.Ping(ctx); err != nil {
+				log.Print(err)
+			}
+		}
+	}
+}
+
+// <-time.After as the backoff.
+func After(ctx context.Context, c *Client) error {
+	for {
+		if err := c.Ping(ctx); err == nil {
+			return nil
+		}
+		<-time.After(time.Second) // want `<-time.After ignores ctx`
+	}
+}
+
+// Retrying on the parent's deadline: spins once it has passed.
+func Deadline(ctx context.Context, c *Client) error {
+	for {
+		err := c.Ping(ctx)
+		if errors.Is(err, context.DeadlineExceeded) { // want `this retry loop tries again when c.Ping fails with the cancellation of ctx, a context from outside the loop`
+			continue
+		}
+		return err
+	}
+}
+
+// Same with ==.
+func DeadlineEq(ctx context.Context, m string) error {
+	for {
+		err := send(ctx, m)
+		if err == context.Canceled || err == context.DeadlineExceeded { // want `tries again when send fails with the cancellation of ctx`
+			log.Print("retrying")
+			continue
+		}
+		return err
+	}
+}
+
+// The loop checks ctx but the backoff sleep cannot be interrupted.
+func CheckedSleep(ctx context.Context, c *Client) error {
+	for ctx.Err() == nil {
+		if err := c.Ping(ctx); err == nil {
+			return nil
+		}
+		time.Sleep(5 * time.Second) // want `time.Sleep ignores ctx: once ctx is canceled this retry loop still sleeps out its backoff`
+	}
+	return ctx.Err()
+}
+
+// Context held by the receiver.
+type Worker struct {
+	ctx context.Context
+	c   *Client
+}
+
+func (w *Worker) run() {
+	for {
+		if err := w.c.Ping(w.ctx); err != nil {
+			time.Sleep(time.Second) // want `time.Sleep ignores w.ctx`
+		}
+	}
+}
+
+// Exits only on a specific error.
+func Lookup(ctx context.Context, c *Client) (string, error) {
+	for { // want `calls c.Get again after it fails without checking ctx`
+		v, err := c.Get(ctx, "k")
+		if errors.Is(err, ErrNotFound) {
+			return "", err
+		}
+		if err == nil {
+			return v, nil
+		}
+	}
+}
+
+// A poll loop in a handler: the request's context is in reach.
+func Handler(w http.ResponseWriter, r *http.Request) {
+	for !ready() {
+		time.Sleep(100 * time.Millisecond) // want `time.Sleep ignores r.Context\(\)`
+	}
+}
+
+// An HTTP poll with a request bound to ctx.
+func PollHTTP(ctx context.Context, url string) {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(2 * time.Second) // want `time.Sleep ignores ctx`
+	}
+}
+
+// A goroutine literal whose loop ignores the spawner's ctx.
+func Spawn(ctx context.Context, c *Client) {
+	go func() {
+		for { // want `calls c.Ping again after it fails without checking ctx`
+			if err := c.Ping(ctx); err != nil {
+				log.Print(err)
+				continue
+			}
+			return
+		}
+	}()
+}
+
+// ---------------- negatives ----------------
+
+// Sleep in a select with ctx.Done().
+func SelectBackoff(ctx context.Context, c *Client) error {
+	for {
+		err := c.Ping(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// The loop condition checks ctx.
+func CondChecked(ctx context.Context, c *Client) {
+	for ctx.Err() == nil {
+		if err := c.Ping(ctx); err == nil {
+			return
+		}
+	}
+}
+
+// The bound call's error is returned: the loop stops on cancellation.
+func ReturnsErr(ctx context.Context, c *Client) error {
+	for {
+		ch, err := c.Watch(ctx)
+		if err != nil {
+			return err
+		}
+		for range ch {
+		}
+	}
+}
+
+// An unknown classifier decides; the error is returned when final.
+func Classified(ctx context.Context, m string) error {
+	for {
+		err := send(ctx, m)
+		if err == nil {
+			return nil
+		}
+		if !retryable(err) {
+			return err
+		}
+	}
+}
+
+// Stops on cancellation explicitly.
+func StopsOnCancel(ctx context.Context, m string) error {
+	for {
+		err := send(ctx, m)
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		if err == nil {
+			return nil
+		}
+	}
+}
+
+// A ticker plus ctx.Done().
+func Ticker(ctx context.Context, c *Client) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := c.Ping(ctx); err != nil {
+				log.Print(err)
+			}
+		}
+	}
+}
+
+// A stop channel ends the loop.
+func StopChan(ctx context.Context, c *Client, stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			_ = c.Ping(ctx)
+		}
+	}
+}
+
+// A loop over a collection: swallowcancel's business.
+func Each(ctx context.Context, items []string) {
+	for _, it := range items {
+		if err := send(ctx, it); err != nil {
+			log.Print(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// No context in reach and no bound call.
+func NoContext() {
+	for {
+		if err := dial(); err == nil {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// A per-attempt timeout derived inside the loop may be retried.
+func PerAttempt(ctx context.Context, c *Client) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, time.Second)
+		err := c.Ping(actx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			continue
+		}
+		return err
+	}
+}
+
+// A local helper that reports whether ctx ended (fact in this package).
+func done(ctx context.Context) bool { // want done:"checksContext"
+	return ctx.Err() != nil
+}
+
+func LocalHelper(ctx context.Context, m string) {
+	for {
+		if done(ctx) {
+			return
+		}
+		_ = send(ctx, m)
+	}
+}
+
+// Breaks on any error; the error is returned after the loop.
+func BreakOnErr(ctx context.Context, c *Client) error {
+	var err error
+	for {
+		var ch <-chan int
+		if ch, err = c.Watch(ctx); err != nil {
+			break
+		}
+		for range ch {
+		}
+	}
+	return err
+}
+
+// A tagless switch whose default returns.
+func Switch(ctx context.Context, m string) error {
+	for {
+		err := send(ctx, m)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			continue
+		default:
+			return err
+		}
+	}
+}
+
+// Exits on err != nil with a wrapped error.
+func Wrapped(ctx context.Context, c *Client) (string, error) {
+	for {
+		v, err := c.Get(ctx, "k")
+		if err != nil {
+			return "", fmt.Errorf("get: %w", err)
+		}
+		if v != "" {
+			return v, nil
+		}
+	}
+}
+
+// The condition and the context check live together.
+func CounterAndCtx(ctx context.Context, m string) error {
+	var err error
+	for i := 0; i < 3 && ctx.Err() == nil; i++ {
+		if err = send(ctx, m); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// A deadline test that also asks the parent.
+func DeadlineParent(ctx context.Context, c *Client) error {
+	for {
+		err := c.Ping(ctx)
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			continue
+		}
+		return err
+	}
+}
+
+// Documented and silenced.
+func Silenced(ctx context.Context, c *Client) {
+	for {
+		_ = c.Ping(ctx)
+		//cancelcheck:ignore retrycancel the probe must run until the process exits
+		time.Sleep(time.Second)
+	}
+}
+
+// A counted loop that indexes: a collection.
+func Indexed(ctx context.Context, items []string) {
+	for i := 0; i < len(items); i++ {
+		_ = send(ctx, items[i])
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,51 @@
+package b
+
+import (
+	"context"
+	"time"
+
+	"helpers"
+)
+
+func ping(ctx context.Context) error { return nil }
+
+// Clean: the helper from another package checks ctx (fact).
+func WaitReady(ctx context.Context) {
+	for !helpers.Done(ctx) {
+		if err := ping(ctx); err == nil {
+			return
+		}
+	}
+}
+
+// Clean: an interruptible sleep helper that says when ctx ended.
+func Reconnect(ctx context.Context) {
+	for {
+		if err := ping(ctx); err == nil {
+			return
+		}
+		if !helpers.SleepOrDone(ctx, time.Second) {
+			return
+		}
+	}
+}
+
+// Clean through a helper that checks through another helper.
+func Loop(ctx context.Context) {
+	for attempt := 0; attempt < 10; attempt++ {
+		if helpers.Stopped(ctx) {
+			return
+		}
+		_ = ping(ctx)
+	}
+}
+
+// Reported: helpers.Sleep has no fact, it never looks at ctx.
+func Poll(ctx context.Context) {
+	for { // want `this retry loop calls ping again after it fails without checking ctx`
+		if err := ping(ctx); err == nil {
+			return
+		}
+		helpers.Sleep(ctx, time.Second)
+	}
+}
