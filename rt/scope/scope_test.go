@@ -200,7 +200,9 @@ func TestWaitTimeoutReportsLeaks(t *testing.T) {
 			t.Errorf("%s: site %q in %q, want this test", r.Name, r.Site, r.Func)
 		}
 	}
-	if strings.Join(names, ",") != "polite,stuck" {
+	// "quick" has normally finished, but on a loaded machine it may not
+	// have been scheduled within the timeout.
+	if got := strings.Join(names, ","); got != "polite,stuck" && got != "polite,stuck,quick" {
 		t.Errorf("running = %v, want polite,stuck", names)
 	}
 	if !strings.Contains(le.Stacks, "TestWaitTimeoutReportsLeaks") {

@@ -34,7 +34,7 @@ func Err(ctx context.Context) error {
 //
 // Wrap returns nil when err is nil: it annotates failures and never
 // invents one. It returns err unchanged when ctx has not ended or when
-// err already matches the cause.
+// err already matches both ctx.Err() and the cause.
 func Wrap(ctx context.Context, err error) error {
 	if err == nil || ctx == nil {
 		return err

@@ -12,7 +12,7 @@ const (
 	// for any cause other than [ErrShutdown].
 	Canceled
 	// TimedOut means the work stopped because a context deadline passed,
-	// whatever cause was recorded for it.
+	// whatever cause other than [ErrShutdown] was recorded for it.
 	TimedOut
 	// ShutDown means the work stopped because its context ended with
 	// [ErrShutdown] as the cause.

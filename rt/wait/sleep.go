@@ -17,8 +17,8 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	return sleep(ctx, d, newRealTimer)
 }
 
-// Until pauses until the wall-clock time t or until ctx ends, as [Sleep]
-// does for the duration [time.Until](t).
+// Until pauses until the time t or until ctx ends, as [Sleep] does for
+// the duration [time.Until](t), computed once at the call.
 func Until(ctx context.Context, t time.Time) error {
 	return sleep(ctx, time.Until(t), newRealTimer)
 }
