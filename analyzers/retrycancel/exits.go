@@ -85,11 +85,7 @@ func (st *state) exitFinal(c inspector.Cursor, l *loop, carrier bool) bool {
 				return false
 			}
 		case *ast.CommClause:
-			if st.stopChannel(n.Comm) {
-				return true
-			}
-			guards++
-			return false
+			return st.stopChannel(n.Comm)
 		case *ast.TypeSwitchStmt:
 			return false
 		}

@@ -65,10 +65,17 @@ func (st *state) checkFix(l *loop, ctxExpr string, ctxObj types.Object) []analys
 		return nil
 	}
 	in := e.indent(st, l.stmt.Pos()) + "\t"
-	text := fmt.Sprintf("\n%sif %s.Err() != nil {\n%s\t%s\n%s}", in, e.ctx, in, ret, in)
+	check := fmt.Sprintf("if %s.Err() != nil {\n%s\t%s\n%s}", e.ctx, in, ret, in)
+	// Insert before the first statement, so a comment trailing the loop
+	// header stays where it is.
+	edit := analysis.TextEdit{Pos: l.body.Lbrace + 1, End: l.body.Lbrace + 1, NewText: []byte("\n" + in + check)}
+	if len(l.body.List) > 0 {
+		first := l.body.List[0].Pos()
+		edit = analysis.TextEdit{Pos: first, End: first, NewText: []byte(check + "\n" + in)}
+	}
 	return []analysis.SuggestedFix{{
 		Message:   "Check the context at the top of the loop",
-		TextEdits: append(e.edits, analysis.TextEdit{Pos: l.body.Lbrace + 1, End: l.body.Lbrace + 1, NewText: []byte(text)}),
+		TextEdits: append(e.edits, edit),
 	}}
 }
 

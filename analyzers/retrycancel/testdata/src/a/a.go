@@ -14,14 +14,14 @@ var ErrNotFound = errors.New("not found")
 
 type Client struct{}
 
-func (c *Client) Ping(ctx context.Context) error                  { return nil }
+func (c *Client) Ping(ctx context.Context) error                    { return nil }
 func (c *Client) Get(ctx context.Context, k string) (string, error) { return "", nil }
-func (c *Client) Watch(ctx context.Context) (<-chan int, error)    { return nil, nil }
+func (c *Client) Watch(ctx context.Context) (<-chan int, error)     { return nil, nil }
 
 func send(ctx context.Context, m string) error { return nil }
-func retryable(err error) bool               { return true }
-func ready() bool                            { return true }
-func dial() error                            { return nil }
+func retryable(err error) bool                 { return true }
+func ready() bool                              { return true }
+func dial() error                              { return nil }
 
 // ---------------- positives ----------------
 

@@ -1,0 +1,50 @@
+package fix
+
+import (
+	"context"
+	"log"
+	"time"
+)
+
+type Client struct{}
+
+func (c *Client) Get(ctx context.Context, k string) (int, error) { return 0, nil }
+func (c *Client) Ping(ctx context.Context) error                 { return nil }
+
+func Fetch(ctx context.Context, c *Client) (int, error) {
+	for {
+		v, err := c.Get(ctx, "k")
+		if err == nil {
+			return v, nil
+		}
+		log.Print(err)
+		time.Sleep(2 * time.Second) // want `time.Sleep ignores ctx`
+	}
+}
+
+func Loop(ctx context.Context, c *Client) {
+	for {
+		if err := c.Ping(ctx); err != nil {
+			<-time.After(time.Second) // want `<-time.After ignores ctx`
+		}
+	}
+}
+
+func Spin(ctx context.Context, c *Client) (string, error) {
+	for { // want `calls c.Ping again`
+		if err := c.Ping(ctx); err == nil {
+			return "ok", nil
+		}
+	}
+}
+
+// No error result: no fix.
+func Count(ctx context.Context, c *Client) int {
+	n := 0
+	for { // want `calls c.Ping again`
+		n++
+		if err := c.Ping(ctx); err == nil {
+			return n
+		}
+	}
+}
