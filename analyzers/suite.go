@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/cancelcheck/cancelcheck/analyzers/detachedctx"
+	"github.com/cancelcheck/cancelcheck/analyzers/retrycancel"
 	"github.com/cancelcheck/cancelcheck/analyzers/swallowcancel"
 )
 
@@ -111,6 +113,8 @@ var Checks = []Check{
 	// Checks register here, one line each (keep this marker line).
 	// CHECKS
 	check(swallowcancel.Analyzer, "v0.1.0", swallowcancel.New),
+	check(retrycancel.Analyzer, "v0.1.0", retrycancel.New),
+	check(detachedctx.Analyzer, "v0.1.0", detachedctx.New),
 }
 
 // All returns the analyzers of Checks with their default configuration.
