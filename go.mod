@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/fatih/color v1.19.0
+	github.com/golangci/plugin-module-register v0.1.2
 	github.com/mattn/go-isatty v0.0.20
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/tools v0.52.0
