@@ -1,0 +1,133 @@
+package bench_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/cancelcheck/cancelcheck/analyzers"
+	"github.com/cancelcheck/cancelcheck/bench"
+	"github.com/cancelcheck/cancelcheck/internal/passrun"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// Sizes of the generated package: the benchmark's is large (about 4,600
+// functions, 60,000 lines), the smoke test's small.
+const (
+	benchFiles, benchFuncs = 60, 80
+	smokeFiles, smokeFuncs = 2, 23
+)
+
+// load generates a package of the given size into a temporary module and
+// loads it with go/packages (dependencies from export data).
+func load(tb testing.TB, files, funcs int) *passrun.Prepared {
+	tb.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		tb.Skip("no go command")
+	}
+	dir := tb.TempDir()
+	if err := bench.Generate(dir, files, funcs); err != nil {
+		tb.Fatal(err)
+	}
+	cfg := &packages.Config{
+		Mode: packages.LoadSyntax | packages.NeedModule,
+		Dir:  dir,
+		Env:  append(envWithout("GOFLAGS"), "GOFLAGS=-mod=mod", "GOWORK=off"),
+	}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(pkgs) != 1 {
+		tb.Fatalf("loaded %d packages, want 1", len(pkgs))
+	}
+	if packages.PrintErrors(pkgs) > 0 {
+		tb.Fatal("generated package does not type-check")
+	}
+	return passrun.Prepare(passrun.FromPackages(pkgs[0]))
+}
+
+// subjects are the analyzers benchmarked one by one: every check of the
+// suite, the shared ctxflow pass on its own (the floor every check pays),
+// and the whole suite together (shared passes run once).
+func subjects() []struct {
+	name string
+	as   []*analysis.Analyzer
+} {
+	out := []struct {
+		name string
+		as   []*analysis.Analyzer
+	}{{"ctxflow", []*analysis.Analyzer{ctxflow.Analyzer}}}
+	for _, a := range analyzers.All() {
+		out = append(out, struct {
+			name string
+			as   []*analysis.Analyzer
+		}{a.Name, []*analysis.Analyzer{a}})
+	}
+	return append(out, struct {
+		name string
+		as   []*analysis.Analyzer
+	}{"suite", analyzers.All()})
+}
+
+// runOnce analyzes pkg once and returns the number of findings.
+func runOnce(tb testing.TB, pkg *passrun.Prepared, as []*analysis.Analyzer) int {
+	if len(as) == 0 {
+		return 0
+	}
+	diags, err := pkg.Run(as)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(diags)
+}
+
+// BenchmarkSuite runs each check, the ctxflow pass and the whole suite over
+// a large generated package. findings/op says how much of the package each
+// check recognised; a drop to zero means the generator no longer exercises
+// it.
+//
+//	go test -run='^$' -bench=Suite -benchmem ./bench/
+func BenchmarkSuite(b *testing.B) {
+	pkg := load(b, benchFiles, benchFuncs)
+	for _, s := range subjects() {
+		b.Run(s.name, func(b *testing.B) {
+			if len(s.as) == 0 {
+				b.Skip("no checks registered")
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n = runOnce(b, pkg, s.as)
+			}
+			b.ReportMetric(float64(n), "findings/op")
+		})
+	}
+}
+
+// TestSmoke runs each benchmark body once on a small generated package, so
+// the benchmarks cannot rot between the times someone runs them.
+func TestSmoke(t *testing.T) {
+	pkg := load(t, smokeFiles, smokeFuncs)
+	for _, s := range subjects() {
+		t.Run(s.name, func(t *testing.T) {
+			n := runOnce(t, pkg, s.as)
+			t.Logf("%d findings", n)
+		})
+	}
+}
+
+// envWithout returns the environment without the named variable.
+func envWithout(name string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
