@@ -238,8 +238,11 @@ func isLockRelease(obj types.Object) bool {
 
 // mayHoldLease reports whether a parameter of type t can hold a lease.
 func mayHoldLease(t types.Type) bool {
+	if analysisutil.IsContext(t) || analysisutil.IsErrorInterface(t) {
+		return false
+	}
 	switch t.Underlying().(type) {
-	case *types.Pointer, *types.Interface, *types.Signature, *types.Struct:
+	case *types.Pointer, *types.Interface, *types.Signature, *types.Struct, *types.Slice, *types.Map, *types.Chan:
 		return true
 	}
 	return false

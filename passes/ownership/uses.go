@@ -235,7 +235,14 @@ func (r *Result) classify(stack []ast.Node, k *Kind, objs map[types.Object]bool)
 		*ast.StarExpr, *ast.IncDecStmt, *ast.ExprStmt, *ast.SliceExpr, *ast.DeferStmt:
 		return Borrow
 	case *ast.TypeAssertExpr:
-		return HandOff
+		// x.(io.Closer) may lead to a release; x.(io.WriterTo) does not.
+		if p.Type == nil {
+			return Borrow // a type switch
+		}
+		if hasReleaseMethod(r.info.TypeOf(p.Type)) {
+			return HandOff
+		}
+		return Borrow
 	}
 	return HandOff
 }
@@ -266,11 +273,14 @@ func (r *Result) argUse(call *ast.CallExpr, ai int) Use {
 		fn = funcOfExpr(r.info, f.X)
 	}
 	if fn == nil {
-		return HandOff // a function value: we cannot see what it does
+		// A function value: we cannot see what it does, but it can only
+		// release what its parameter type lets it release.
+		sig, _ := r.info.TypeOf(call.Fun).Underlying().(*types.Signature)
+		return dynamicUse(sig, ai)
 	}
 	sig := fn.Type().(*types.Signature)
 	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
-		return HandOff // dynamic dispatch
+		return dynamicUse(sig, ai) // dynamic dispatch
 	}
 	n := sig.Params().Len()
 	pi := ai
@@ -284,6 +294,41 @@ func (r *Result) argUse(call *ast.CallExpr, ai int) Use {
 		return Release
 	}
 	return Borrow
+}
+
+// dynamicUse says what passing a lease as argument ai to an unknown
+// function of signature sig does: it may keep or release it when the
+// parameter's type offers a release method (io.Closer, io.ReadCloser), is a
+// function (a cancel function), or is empty (any); an io.Reader parameter
+// only borrows.
+func dynamicUse(sig *types.Signature, ai int) Use {
+	if sig == nil {
+		return HandOff
+	}
+	n := sig.Params().Len()
+	pi := ai
+	if sig.Variadic() && pi >= n-1 {
+		pi = n - 1
+	}
+	if pi >= n || pi < 0 {
+		return HandOff
+	}
+	t := sig.Params().At(pi).Type()
+	if sig.Variadic() && pi == n-1 {
+		if s, ok := t.(*types.Slice); ok {
+			t = s.Elem()
+		}
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Signature, *types.Pointer, *types.Struct, *types.Chan, *types.Map, *types.Slice:
+		return HandOff
+	case *types.Interface:
+		if u.NumMethods() == 0 || hasReleaseMethod(t) {
+			return HandOff
+		}
+		return Borrow
+	}
+	return HandOff
 }
 
 func funcOfExpr(info *types.Info, e ast.Expr) *types.Func {
@@ -365,6 +410,25 @@ func (r *Result) typeReleases(t types.Type, field *types.Var) bool {
 		// released (if at all) by code of that package we cannot see
 		// here; be quiet unless it is standard library.
 		return !isStd(pkg)
+	}
+	return false
+}
+
+// hasReleaseMethod reports whether t (or *t) has a release-named method.
+func hasReleaseMethod(t types.Type) bool {
+	if t == nil {
+		return true
+	}
+	ms := types.NewMethodSet(t)
+	if !types.IsInterface(t) {
+		if _, isPtr := t.Underlying().(*types.Pointer); !isPtr {
+			ms = types.NewMethodSet(types.NewPointer(t))
+		}
+	}
+	for i := range ms.Len() {
+		if slices.Contains(genericRelease, ms.At(i).Obj().Name()) {
+			return true
+		}
 	}
 	return false
 }

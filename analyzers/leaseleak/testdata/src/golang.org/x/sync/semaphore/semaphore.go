@@ -5,7 +5,7 @@ import "context"
 
 type Weighted struct{ n int64 }
 
-func NewWeighted(n int64) *Weighted                           { return &Weighted{n: n} }
+func NewWeighted(n int64) *Weighted                            { return &Weighted{n: n} }
 func (s *Weighted) Acquire(ctx context.Context, n int64) error { return nil }
 func (s *Weighted) TryAcquire(n int64) bool                    { return true }
 func (s *Weighted) Release(n int64)                            {}

@@ -1,0 +1,162 @@
+package bodies
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// Status check returns before the deferred close is registered.
+func status(c *http.Client, req *http.Request) error {
+	resp, err := c.Do(req) // want `the response body resp.Body from \(\*http.Client\).Do is not closed on the path through the return when resp.StatusCode != http.StatusOK, so the connection cannot be reused`
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %s", resp.Status)
+	}
+	defer resp.Body.Close()
+	return nil
+}
+
+// The body is decoded but never closed.
+func decode(url string, v any) error {
+	resp, err := http.Get(url) // want `the response body resp.Body from http.Get is not closed on the path through the return, so`
+	if err != nil {
+		return err
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// err != nil || status: the status branch leaks.
+func combined(url string) ([]byte, error) {
+	resp, err := http.Get(url) // want `is not closed on the path through the return when err != nil \|\| resp.StatusCode != 200`
+	if err != nil || resp.StatusCode != 200 {
+		return nil, errors.New("failed")
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+// Cancellation checked after the request.
+func afterCtx(ctx context.Context, req *http.Request) ([]byte, error) {
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx)) // want `when ctx.Err\(\) != nil`
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return b, err
+}
+
+// ---- near misses ----
+
+func good(url string) ([]byte, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+// resp != nil check before err check.
+func nilCheck(url string) error {
+	resp, err := http.Get(url)
+	if resp != nil {
+		defer resp.Body.Close()
+	}
+	return err
+}
+
+// Returned to the caller, who owns it.
+func open(c *http.Client, req *http.Request) (*http.Response, error) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 500 {
+		resp.Body.Close()
+		return nil, errors.New("server error")
+	}
+	return resp, nil
+}
+
+// The body is returned.
+func body(url string) (io.ReadCloser, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// Given to a helper that drains and closes it.
+func drained(url string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	drainAndClose(resp)
+	return nil
+}
+
+func drainAndClose(r *http.Response) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	r.Body.Close()
+}
+
+// Closed through a helper taking the body.
+func closedBody(url string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	closeQuietly(resp.Body)
+	return nil
+}
+
+func closeQuietly(c io.Closer) { _ = c.Close() }
+
+// errors.Is on the acquisition error.
+func errorsIs(url string) error {
+	resp, err := http.Get(url)
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// Closed in a deferred closure that checks the error.
+func deferredErr(url string) (err error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := resp.Body.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	_, err = io.ReadAll(resp.Body)
+	return err
+}
+
+// The response is sent to a consumer.
+func produce(url string, out chan<- *http.Response) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	out <- resp
+	return nil
+}

@@ -1,0 +1,134 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
+)
+
+type dispatcher struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	state int
+}
+
+// The lock is kept when the context ends (after a real swarmkit bug).
+func (d *dispatcher) markReady(ctx context.Context) error {
+	d.mu.Lock() // want `d.mu is locked here but the mutex is not unlocked on the path through the return in case <-ctx.Done\(\), so the next Lock blocks forever`
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	d.cond.Wait()
+	d.mu.Unlock()
+	return nil
+}
+
+// An error return between Lock and Unlock.
+func (d *dispatcher) set(v int) error {
+	d.mu.Lock() // want `d.mu is locked here but the mutex is not unlocked on the path through the return when v < 0`
+	if v < 0 {
+		return errors.New("negative")
+	}
+	d.state = v
+	d.mu.Unlock()
+	return nil
+}
+
+type cache struct {
+	mu sync.RWMutex
+	m  map[string]int
+}
+
+func (c *cache) get(k string) (int, bool) {
+	c.mu.RLock() // want `c.mu is read-locked here but the read lock is not released on the path through the return when !ok`
+	v, ok := c.m[k]
+	if !ok {
+		return 0, false
+	}
+	c.mu.RUnlock()
+	return v, true
+}
+
+var sem = semaphore.NewWeighted(4)
+
+// The weight is kept when the work fails.
+func limited(ctx context.Context, f func() error) error {
+	if err := sem.Acquire(ctx, 1); err != nil { // want `sem is acquired here but the semaphore weight is not released on the path through the return when err != nil, so later Acquire calls block forever`
+		return err
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	sem.Release(1)
+	return nil
+}
+
+// ---- near misses ----
+
+func (d *dispatcher) deferred(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	d.state++
+	return nil
+}
+
+func (d *dispatcher) branches(v int) error {
+	d.mu.Lock()
+	if v < 0 {
+		d.mu.Unlock()
+		return errors.New("negative")
+	}
+	d.state = v
+	d.mu.Unlock()
+	return nil
+}
+
+// A function that only locks hands the lock to its caller.
+func (d *dispatcher) lock() { d.mu.Lock() }
+
+// Unlocked through a helper of the same type.
+func (d *dispatcher) viaHelper(v int) error {
+	d.mu.Lock()
+	if v < 0 {
+		d.unlockAndSignal()
+		return errors.New("negative")
+	}
+	d.state = v
+	d.mu.Unlock()
+	return nil
+}
+
+func (d *dispatcher) unlockAndSignal() {
+	d.cond.Broadcast()
+	d.mu.Unlock()
+}
+
+// The weight is released by the goroutine.
+func spawn(ctx context.Context, f func()) error {
+	if err := sem.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	go func() {
+		defer sem.Release(1)
+		f()
+	}()
+	return nil
+}
+
+// Lock and unlock in a loop.
+func (c *cache) sum(keys []string) int {
+	n := 0
+	for _, k := range keys {
+		c.mu.RLock()
+		n += c.m[k]
+		c.mu.RUnlock()
+	}
+	return n
+}
