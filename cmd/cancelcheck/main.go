@@ -4,6 +4,8 @@
 // (go vet -vettool=$(command -v cancelcheck) ./...). See docs/index.md.
 package main
 
+//go:generate go run ../../internal/docgen -dir ../../docs
+
 import (
 	"os"
 
