@@ -13,8 +13,10 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/cancelcheck/cancelcheck/analyzers/detachedctx"
+	"github.com/cancelcheck/cancelcheck/analyzers/orphansend"
 	"github.com/cancelcheck/cancelcheck/analyzers/retrycancel"
 	"github.com/cancelcheck/cancelcheck/analyzers/swallowcancel"
+	"github.com/cancelcheck/cancelcheck/analyzers/untrackedgo"
 )
 
 // Check is one reporting check of the suite.
@@ -115,6 +117,8 @@ var Checks = []Check{
 	check(swallowcancel.Analyzer, "v0.1.0", swallowcancel.New),
 	check(retrycancel.Analyzer, "v0.1.0", retrycancel.New),
 	check(detachedctx.Analyzer, "v0.1.0", detachedctx.New),
+	check(untrackedgo.Analyzer, "v0.1.0", untrackedgo.New),
+	check(orphansend.Analyzer, "v0.1.0", orphansend.New),
 }
 
 // All returns the analyzers of Checks with their default configuration.

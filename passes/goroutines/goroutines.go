@@ -256,10 +256,11 @@ func (a *analysis) exportFacts() {
 
 // owner is per-function state shared by the goroutines a function starts.
 type owner struct {
-	fn    *ctxflow.Func
-	cfg   *cfg.CFG
-	gos   []*Goroutine
-	comms map[ast.Node]bool // select comm statements (evaluated in the block before the select)
+	retOnly bool // see isExit
+	fn      *ctxflow.Func
+	cfg     *cfg.CFG
+	gos     []*Goroutine
+	comms   map[ast.Node]bool // select comm statements (evaluated in the block before the select)
 	// ctxs are the owner's contexts: context parameters, request
 	// parameters, and locals derived from them.
 	ctxs map[types.Object]bool
@@ -300,10 +301,15 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 	if o.w == nil || o.r == nil {
 		o.w, o.r = nil, nil
 	}
+	o.retOnly = f.Sig.Results().Len() > 0
 	ast.Inspect(f.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.SelectStmt:
+			if len(n.Body.List) == 0 {
+				o.retOnly = true
+			}
 		case *ast.CommClause:
 			if n.Comm != nil {
 				o.comms[n.Comm] = true
@@ -373,7 +379,14 @@ func (o *owner) locate(pos token.Pos) (*cfg.Block, int) {
 
 // isExit reports whether b ends the function normally: it has no
 // successors and does not end in a call that never returns.
-func (a *analysis) isExit(b *cfg.Block) bool {
+//
+// retOnly says that only return statements end the function: it has
+// results, or it blocks in an empty select, so the block before
+// `select {}` (which has no successors) is no exit.
+func (a *analysis) isExit(b *cfg.Block, retOnly bool) bool {
+	if retOnly && exitNode(b) == nil {
+		return false
+	}
 	if len(b.Succs) > 0 || !b.Live || b.Kind == cfg.KindSelectAfterCase {
 		// The block after the last case of a select without default has no
 		// successors: the select blocks, nothing returns there.

@@ -142,6 +142,8 @@ func (a *analysis) classify(g *Goroutine) {
 		found := false
 		inspectNode(n, func(m ast.Node) bool {
 			switch m := m.(type) {
+			case *ast.GoStmt:
+				return false // another goroutine's start, or this one's
 			case *ast.Ident:
 				if obj := a.info.Uses[m]; obj != nil && local[obj] && !a.isAddOperand(n, m) {
 					found = true
@@ -188,8 +190,11 @@ func (a *analysis) pathToExit(o *owner, b *cfg.Block, i int, event func(ast.Node
 			}
 			seen[it.b.Index] = true
 		}
-		blocked := false
+		blocked := it.i == 0 && (it.b.Kind == cfg.KindForLoop || it.b.Kind == cfg.KindRangeLoop) && event(it.b.Stmt)
 		for _, n := range it.b.Nodes[it.i:] {
+			if blocked {
+				break
+			}
 			if event(n) {
 				blocked = true
 				break
@@ -198,7 +203,7 @@ func (a *analysis) pathToExit(o *owner, b *cfg.Block, i int, event func(ast.Node
 		if blocked {
 			continue
 		}
-		if a.isExit(it.b) {
+		if a.isExit(it.b, o.retOnly) {
 			exit := exitNode(it.b)
 			return exit, posOf(exit, o.fn.Body.Rbrace), true
 		}

@@ -334,7 +334,7 @@ func (w *orphanWalk) run() (ast.Node, token.Pos, *ast.CommClause) {
 				w.received(&s, nil)
 			}
 		}
-		if w.a.isExit(s.b) {
+		if w.a.isExit(s.b, w.o.retOnly) {
 			if s.pending > w.k || (w.many && s.drain != nil) {
 				exit := exitNode(s.b)
 				pos := w.o.fn.Body.Rbrace

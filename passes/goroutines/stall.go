@@ -104,7 +104,7 @@ func (a *analysis) stall(o *owner, u *chanUse) {
 			continue
 		}
 		if len(s.b.Succs) == 0 {
-			if s.via != nil && a.isExit(s.b) {
+			if s.via != nil && a.isExit(s.b, false) {
 				a.res.Stalls = append(a.res.Stalls, &Stall{Chan: u.v, Recv: u.blockingRecv, Sender: g, Return: exitNode(s.b), Via: s.via})
 				g.Orphaned = true
 				return

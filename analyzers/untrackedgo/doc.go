@@ -1,0 +1,70 @@
+// Package untrackedgo defines an Analyzer that reports goroutines nothing
+// joins, whose work outlives the function that owns its state.
+//
+// # Analyzer untrackedgo
+//
+// untrackedgo: report goroutines that outlive the function whose state they use
+//
+// A goroutine is tracked when its owner (the function whose body starts
+// it) waits for it before returning: a sync.WaitGroup it calls Done on and
+// the owner Waits for, an errgroup.Group or scope.Scope (their Go methods
+// are not `go` statements), a done or result channel the owner receives from
+// on every path, or a helper known through facts to do one of these
+// ("joins via parameter N"). It is bound when it is a worker loop or a
+// watcher that ends with a context or stop channel (`for {}` loops, ranges
+// over channels, `<-ctx.Done()`), and long-lived when its owner is a
+// method or constructor of a type with a Close, Stop, Shutdown or Wait
+// method.
+//
+// untrackedgo reports a `go` statement when all of these hold:
+//
+//   - the goroutine uses state of its owner that does not survive the
+//     owner's return: the ResponseWriter or Request of an http handler
+//     (a func(w http.ResponseWriter, r *http.Request) or ServeHTTP); a local
+//     variable of the owner it writes (the result is lost and races); the
+//     owner's context or one derived from it (canceled by the caller once
+//     the owner returns), unless the goroutine only watches it; or it is
+//     started for each element of a finite collection loop;
+//   - the owner can return, on some path from the `go` statement, without a
+//     join event (control flow from ctrlflow);
+//   - for context uses and loops: the goroutine is not bound, the owner is
+//     not long-lived, and the owner is not main or init.
+//
+// It also reports sync.WaitGroup.Add called inside the goroutine it
+// counts: Wait may run before the Add and return early.
+//
+// Bad:
+//
+//	func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+//		go h.audit(r.Context(), r.URL.Path) // canceled as soon as ServeHTTP returns
+//		w.WriteHeader(http.StatusAccepted)
+//	}
+//
+// Good:
+//
+//	func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+//		go h.audit(context.WithoutCancel(r.Context()), r.URL.Path)
+//		...
+//	}
+//
+// or join the goroutine before returning (sync.WaitGroup, errgroup,
+// scope.New / Scope.Go / Scope.Wait).
+//
+// Fixes: when the owner is a function with a context parameter and the
+// goroutine is a `go func() { ... }()` literal, run it in a scope of the
+// runtime (github.com/cancelcheck/cancelcheck/rt/scope) that the owner
+// waits for where it returns (`defer sc.Wait()`); WaitGroup.Add inside the
+// goroutine is moved before the `go` statement. No fix when the owner is
+// not clear (a literal owner, a `go f(x)` call).
+//
+// Not reported: goroutines with join evidence on every path; goroutines
+// whose send orphansend reports (one bug, one finding); servers and
+// watchers (`go srv.Serve(l)` of a type with Shutdown, `go func() {
+// <-ctx.Done(); cleanup() }()`, signal handlers, background loops);
+// fire-and-forget goroutines that touch no owner state outside loops;
+// goroutines in main and init.
+//
+// To silence one finding, give a reason:
+//
+//	//cancelcheck:ignore untrackedgo best-effort metrics flush, loss is fine
+package untrackedgo

@@ -1,0 +1,369 @@
+package a
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/cancelcheck/cancelcheck/rt/scope"
+	"golang.org/x/sync/errgroup"
+)
+
+type Request struct{ ID string }
+type Result struct{ N int }
+
+func fetch(ctx context.Context, id string) (Result, error) { return Result{}, ctx.Err() }
+func store(ctx context.Context, r Result) error         { return ctx.Err() }
+func process(string)                                    {}
+func cleanup()                                          {}
+
+// ---- positives ----
+
+// Modeled on mcp-go's SSE handleMessage: background work with the request's
+// context, which net/http cancels when the handler returns.
+func handleMessage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	w.WriteHeader(http.StatusAccepted)
+	go func() { // want `goroutine uses the context ctx of handleMessage, which can return without waiting for it`
+		res, _ := fetch(ctx, "m")
+		_ = store(ctx, res)
+	}()
+}
+
+// Writing the response from a goroutine after the handler returned.
+func stream(w http.ResponseWriter, r *http.Request) {
+	go func() { // want `goroutine writes to w after stream may have returned`
+		w.Write([]byte("late"))
+	}()
+}
+
+type auditHandler struct{ log *log.Logger }
+
+func (h *auditHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	go h.audit(r) // want `goroutine uses the request r after ServeHTTP may have returned`
+	w.WriteHeader(http.StatusOK)
+}
+
+func (h *auditHandler) audit(r *http.Request) { h.log.Println(r.URL.Path) }
+
+// Results written into the owner's variables, then returned before the
+// goroutines finish.
+func fetchAll(ctx context.Context, ids []string) []Result {
+	var mu sync.Mutex
+	var out []Result
+	for _, id := range ids {
+		go func() { // want `goroutine writes out, a variable of fetchAll, which can return without waiting for it`
+			r, err := fetch(ctx, id)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			out = append(out, r)
+			mu.Unlock()
+		}()
+	}
+	return out
+}
+
+type Svc struct{}
+
+func (s *Svc) audit(ctx context.Context, req *Request) { _ = store(ctx, Result{}) }
+func (s *Svc) do(ctx context.Context, req *Request) error { return nil }
+
+// Fire-and-forget work with the caller's context: canceled once Handle
+// returns, so the audit record is usually lost.
+func (s *Svc) Handle(ctx context.Context, req *Request) error {
+	go s.audit(ctx, req) // want `goroutine uses the context ctx of Handle`
+	return s.do(ctx, req)
+}
+
+// An early return skips the Wait (kubernetes-style error path).
+func syncAll(ctx context.Context, ids []string) error {
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() { // want `goroutine uses the context ctx of syncAll`
+			defer wg.Done()
+			fetch(ctx, id)
+		}()
+		if id == "" {
+			return errors.New("empty id")
+		}
+	}
+	wg.Wait()
+	return nil
+}
+
+// Goroutines per element that nobody waits for.
+func processAll(items []string) {
+	for _, it := range items {
+		go process(it) // want `goroutines started for each element of the loop are never waited for`
+	}
+}
+
+// A derived context canceled by the owner's defer.
+func withTimeout(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	go func() { // want `goroutine uses the context ctx of withTimeout`
+		fetch(ctx, "x")
+	}()
+	return nil
+}
+
+// Add inside the goroutine it counts.
+func addInside(ids []string) {
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		go func() {
+			wg.Add(1) // want `wg.Add inside the goroutine it counts races with wg.Wait`
+			defer wg.Done()
+			process(id)
+		}()
+	}
+	wg.Wait()
+}
+
+// The error of a goroutine written to the owner's named result.
+func firstErr(ctx context.Context) (err error) {
+	go func() { // want `goroutine writes err, a variable of firstErr`
+		_, err = fetch(ctx, "a")
+	}()
+	return err
+}
+
+// ---- near misses ----
+
+func okWaitGroup(ctx context.Context, ids []string) []Result {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var out []Result
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, _ := fetch(ctx, id)
+			mu.Lock()
+			out = append(out, r)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func okDeferWait(ctx context.Context, ids []string) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fetch(ctx, id)
+		}()
+		if id == "" {
+			return errors.New("empty")
+		}
+	}
+	return nil
+}
+
+func okErrgroup(ctx context.Context, ids []string) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for _, id := range ids {
+		g.Go(func() error {
+			_, err := fetch(ctx, id)
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+func okScope(ctx context.Context, ids []string) error {
+	sc, _ := scope.New(ctx)
+	for _, id := range ids {
+		sc.Go(id, func(ctx context.Context) error {
+			_, err := fetch(ctx, id)
+			return err
+		})
+	}
+	return sc.Wait()
+}
+
+func okDone(ctx context.Context) error {
+	done := make(chan struct{})
+	var res Result
+	go func() {
+		defer close(done)
+		res, _ = fetch(ctx, "x")
+	}()
+	<-done
+	return store(ctx, res)
+}
+
+func okResultChan(ctx context.Context, ids []string) error {
+	errc := make(chan error, len(ids))
+	for _, id := range ids {
+		go func() {
+			_, err := fetch(ctx, id)
+			errc <- err
+		}()
+	}
+	for range ids {
+		if err := <-errc; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func main2() {}
+
+// Watchers: they end with the context.
+func okWatcher(ctx context.Context, c net.Conn) {
+	go func() {
+		<-ctx.Done()
+		c.Close()
+	}()
+}
+
+// A worker loop bound to the context.
+func okStart(ctx context.Context, in <-chan string) {
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case s := <-in:
+				process(s)
+			}
+		}
+	}()
+}
+
+// A long-lived owner with a Close method.
+type Cache struct {
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+func NewCache(ctx context.Context) *Cache {
+	c := &Cache{stop: make(chan struct{})}
+	go c.janitor(ctx)
+	return c
+}
+
+func (c *Cache) janitor(ctx context.Context) { fetch(ctx, "gc") }
+func (c *Cache) Close() error                { close(c.stop); c.wg.Wait(); return nil }
+
+func (c *Cache) Refresh(ctx context.Context) {
+	go c.janitor(ctx)
+}
+
+// A server accept loop: not a collection loop.
+func serve(l net.Listener) error {
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return err
+		}
+		go handleConn(conn)
+	}
+}
+
+func handleConn(net.Conn) {}
+
+// Dispatch over a channel.
+func dispatch(jobs <-chan string) {
+	for j := range jobs {
+		go process(j)
+	}
+}
+
+// Fire-and-forget with no owner state.
+func okLog(msg string) {
+	go log.Println(msg)
+}
+
+// A detached context is not the owner's.
+func okDetached(ctx context.Context) {
+	bg := context.WithoutCancel(ctx)
+	go func() {
+		fetch(bg, "x")
+	}()
+}
+
+// The handler waits for its goroutine.
+func okHandlerWaits(w http.ResponseWriter, r *http.Request) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fetch(r.Context(), "x")
+	}()
+	wg.Wait()
+	w.WriteHeader(http.StatusOK)
+}
+
+// The handler only watches the request's context.
+func okHandlerWatch(w http.ResponseWriter, r *http.Request) {
+	go func() {
+		<-r.Context().Done()
+		cleanup()
+	}()
+}
+
+// Add before the go statement.
+func okAddBefore(ids []string) {
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			process(id)
+		}()
+	}
+	wg.Wait()
+}
+
+// A goroutine that declares its own WaitGroup.
+func okOwnWG() {
+	go func() {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done() }()
+		wg.Wait()
+	}()
+}
+
+// The owner blocks until the context is done: the goroutine's context is
+// done too.
+func okRunUntilDone(ctx context.Context) error {
+	go fetch(ctx, "x")
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// Locals the goroutine declares itself.
+func okOwnLocals(ctx context.Context) {
+	go func() {
+		n := 0
+		for i := 0; i < 3; i++ {
+			n += i
+		}
+		_ = n
+		<-ctx.Done()
+	}()
+}
+
+// The owner never returns.
+func okForever(ctx context.Context) {
+	go fetch(ctx, "x")
+	select {}
+}
+
+var _ = time.Second

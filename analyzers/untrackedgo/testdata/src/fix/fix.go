@@ -1,0 +1,33 @@
+package fix
+
+import (
+	"context"
+	"sync"
+)
+
+func store(ctx context.Context, s string) error { return ctx.Err() }
+
+func save(ctx context.Context, s string) error {
+	if s == "" {
+		return nil
+	}
+	go func() { // want `goroutine uses the context ctx of save`
+		if err := store(ctx, s); err != nil {
+			return
+		}
+		store(ctx, s+".bak")
+	}()
+	return nil
+}
+
+func count(items []string) {
+	var wg sync.WaitGroup
+	for _, it := range items {
+		go func() {
+			wg.Add(1) // want `wg.Add inside the goroutine it counts`
+			defer wg.Done()
+			_ = it
+		}()
+	}
+	wg.Wait()
+}

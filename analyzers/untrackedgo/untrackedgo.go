@@ -1,0 +1,154 @@
+package untrackedgo
+
+import (
+	_ "embed"
+	"fmt"
+	"go/ast"
+	"go/token"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/goroutines"
+)
+
+//go:embed doc.go
+var doc string
+
+// Config is the check's configuration; the zero value is the default.
+type Config struct {
+	// NoLoops turns off the report of goroutines started per element of a
+	// collection loop that touch no other owner state.
+	NoLoops bool `json:"no-loops"`
+}
+
+// New returns the check bound to cfg.
+func New(cfg Config) *analysis.Analyzer {
+	c := &checker{cfg: cfg}
+	return &analysis.Analyzer{
+		Name:     "untrackedgo",
+		Doc:      analysisutil.MustExtractDoc(doc, "untrackedgo"),
+		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/untrackedgo.md",
+		Requires: []*analysis.Analyzer{goroutines.Analyzer},
+		Run:      c.run,
+	}
+}
+
+// Analyzer is the check with the default configuration.
+var Analyzer = New(Config{})
+
+type checker struct{ cfg Config }
+
+func (c *checker) run(pass *analysis.Pass) (any, error) {
+	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+	if len(res.Goroutines) == 0 {
+		return nil, nil
+	}
+	rep := analysisutil.NewReporter(pass)
+	for _, g := range res.Goroutines {
+		if g.Orphaned {
+			continue // orphansend's finding
+		}
+		if g.AddInside != nil {
+			rep.Report(addInside(pass, g))
+		}
+		if g.UnjoinedPos.IsValid() {
+			if len(g.Uses) == 0 && c.cfg.NoLoops {
+				continue
+			}
+			rep.Report(unjoined(pass, g))
+		}
+	}
+	rep.Finish()
+	return nil, nil
+}
+
+func unjoined(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic {
+	owner := g.Owner.Name()
+	var msg string
+	var use *goroutines.Use
+	if len(g.Uses) > 0 {
+		use = &g.Uses[0]
+	}
+	switch {
+	case use == nil:
+		msg = fmt.Sprintf("goroutines started for each element of the loop are never waited for: %s returns while they still run and their work and errors are lost", owner)
+	case use.Kind == goroutines.UseResponse:
+		msg = fmt.Sprintf("goroutine writes to %s after %s may have returned: the response is finished when the handler returns, so the write is lost or panics", use.Obj.Name(), owner)
+	case use.Kind == goroutines.UseRequest:
+		msg = fmt.Sprintf("goroutine uses the request %s after %s may have returned: net/http cancels its context when the handler returns, cutting the work off", use.Obj.Name(), owner)
+	case use.Kind == goroutines.UseWrite:
+		msg = fmt.Sprintf("goroutine writes %s, a variable of %s, which can return without waiting for it: the result is lost and the write races", use.Obj.Name(), owner)
+	default:
+		msg = fmt.Sprintf("goroutine uses the context %s of %s, which can return without waiting for it: the work outlives its caller and is cut off when %s is canceled", use.Obj.Name(), owner, use.Obj.Name())
+	}
+	d := analysis.Diagnostic{Pos: g.Start.Pos(), End: startEnd(g), Message: msg}
+	d.Related = append(d.Related, analysis.RelatedInformation{Pos: g.UnjoinedPos, Message: owner + " returns here without waiting for the goroutine"})
+	if use != nil {
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: use.Pos, Message: "the goroutine uses " + use.Obj.Name() + " here"})
+	}
+	if fix, ok := scopeFix(pass, g); ok {
+		d.SuggestedFixes = append(d.SuggestedFixes, fix)
+	}
+	return d
+}
+
+// startEnd ends the diagnostic at the go keyword's line: the call, not the
+// whole literal.
+func startEnd(g *goroutines.Goroutine) token.Pos {
+	if g.Lit != nil {
+		return g.Lit.Body.Lbrace + 1
+	}
+	return g.Start.End()
+}
+
+func addInside(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic {
+	call := g.AddInside
+	wg := nodeText(pass, call.Fun.(*ast.SelectorExpr).X)
+	d := analysis.Diagnostic{
+		Pos:     call.Pos(),
+		End:     call.End(),
+		Message: fmt.Sprintf("%s.Add inside the goroutine it counts races with %s.Wait: Wait may return before the goroutine starts", wg, wg),
+	}
+	gs, ok := g.Start.(*ast.GoStmt)
+	if !ok {
+		return d
+	}
+	// The Add must be a statement of the literal's body and use nothing
+	// declared in the literal.
+	var stmt ast.Stmt
+	for _, s := range g.Lit.Body.List {
+		if es, ok := s.(*ast.ExprStmt); ok && es.X == call {
+			stmt = s
+		}
+	}
+	if stmt == nil || usesInside(pass, call, g.Lit) {
+		return d
+	}
+	tf := pass.Fset.File(stmt.Pos())
+	line := tf.Line(stmt.Pos())
+	if tf.Line(stmt.End()) != line || line >= tf.LineCount() {
+		return d
+	}
+	// The whole line, with any trailing comment.
+	del := analysis.TextEdit{Pos: tf.LineStart(line), End: tf.LineStart(line + 1)}
+	ins := analysis.TextEdit{Pos: gs.Pos(), End: gs.Pos(), NewText: []byte(nodeText(pass, call) + "\n")}
+	d.SuggestedFixes = []analysis.SuggestedFix{{
+		Message:   "Move the Add before the go statement",
+		TextEdits: []analysis.TextEdit{ins, del},
+	}}
+	return d
+}
+
+func usesInside(pass *analysis.Pass, n ast.Node, lit *ast.FuncLit) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		if id, ok := m.(*ast.Ident); ok {
+			if obj := pass.TypesInfo.Uses[id]; obj != nil && lit.Pos() <= obj.Pos() && obj.Pos() < lit.End() {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
