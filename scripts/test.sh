@@ -18,6 +18,13 @@ go tool staticcheck ./...
 echo "== go test (analyzers)"
 go test ./...
 
+# Builds golangci-lint v2.15.0 with the plugin from the module proxy's copy
+# of its source (about 3 minutes cold; cached under
+# $(go env GOCACHE)/../cancelcheck-gcl) and checks findings, --fix and
+# //nolint on plugin/testdata/e2e.
+echo "== golangci-lint plugin end to end"
+CANCELCHECK_E2E=1 go test -run TestGolangciLintE2E ./plugin/
+
 if [ -d rt ]; then
 	echo "== go test -race (runtime module rt/)"
 	(cd rt && go vet ./... && go test -race ./...)
