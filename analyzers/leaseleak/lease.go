@@ -334,9 +334,33 @@ func (l *lease) deferFix(release string) (analysis.SuggestedFix, bool) {
 		return analysis.SuggestedFix{}, false
 	}
 	indent := analysisutil.Indent(pass.Fset, src, after.Pos())
+	edits := []analysis.TextEdit{afterLine(pass, after, indent+"defer "+release)}
+	// A later `defer release` in the same function moves up: delete it.
+	for c := range l.f.cur.Preorder((*ast.DeferStmt)(nil)) {
+		ds := c.Node().(*ast.DeferStmt)
+		if ds.Pos() < after.End() || types.ExprString(ds.Call) != release {
+			continue
+		}
+		if _, ok := c.Parent().Node().(*ast.BlockStmt); !ok {
+			continue
+		}
+		if fn, _ := enclosingFunc(c); fn != l.f.cur.Node() {
+			continue // a nested function's defer
+		}
+		tf := pass.Fset.File(ds.Pos())
+		start := tf.LineStart(tf.Line(ds.Pos()))
+		end := ds.End()
+		if line := tf.Line(ds.End()); line < tf.LineCount() {
+			end = tf.LineStart(line + 1)
+		}
+		if strings.TrimSpace(string(src[tf.Offset(start):tf.Offset(ds.Pos())])) != "" {
+			continue // not alone on its line
+		}
+		edits = append(edits, analysis.TextEdit{Pos: start, End: end})
+	}
 	return analysis.SuggestedFix{
 		Message:   "Defer " + release + " after the acquisition",
-		TextEdits: []analysis.TextEdit{{Pos: after.End(), End: after.End(), NewText: []byte("\n" + indent + "defer " + release)}},
+		TextEdits: edits,
 	}, true
 }
 
@@ -404,7 +428,17 @@ func (l *lease) exitFix(out *outcome, release string) (analysis.SuggestedFix, bo
 		return analysis.SuggestedFix{}, false
 	}
 	var edits []analysis.TextEdit
+	var loop ast.Stmt
+	if out.loop {
+		loop = l.loopOf()
+		if loop == nil {
+			return analysis.SuggestedFix{}, false
+		}
+	}
 	for _, ret := range out.leaks {
+		if loop != nil && (ret.Pos() < loop.Pos() || ret.Pos() >= loop.End()) {
+			continue // after the loop: covered by the release at the end of the body
+		}
 		if out.failed[ret] || !l.visibleAt(ret.Pos()) || l.usesLease(ret) {
 			return analysis.SuggestedFix{}, false
 		}
@@ -420,19 +454,15 @@ func (l *lease) exitFix(out *outcome, release string) (analysis.SuggestedFix, bo
 		indent := analysisutil.Indent(pass.Fset, src, ret.Pos())
 		edits = append(edits, analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)})
 	}
-	if out.loop {
-		loop := l.loopOf()
-		if loop == nil {
-			return analysis.SuggestedFix{}, false
-		}
+	if loop != nil {
 		body := loopBody(loop)
 		// Every way round: continue statements of this loop, and the end
 		// of the body.
 		ok := true
 		c, _ := l.f.cur.FindNode(body)
 		for bc := range c.Preorder((*ast.BranchStmt)(nil), (*ast.FuncLit)(nil), (*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.SwitchStmt)(nil), (*ast.SelectStmt)(nil)) {
-			if br, isBr := bc.Node().(*ast.BranchStmt); isBr && br.Tok == token.CONTINUE && br.Label == nil && innermostLoop(bc) == loop {
-				ok = false // a continue would skip the release: too subtle to fix
+			if br, isBr := bc.Node().(*ast.BranchStmt); isBr && (br.Tok == token.CONTINUE || br.Tok == token.BREAK || br.Tok == token.GOTO) {
+				ok = false // a jump would skip the release: too subtle to fix
 			}
 		}
 		if !ok || body.Lbrace > l.stmt.Pos() || len(body.List) == 0 {
@@ -457,15 +487,6 @@ func (l *lease) exitFix(out *outcome, release string) (analysis.SuggestedFix, bo
 	}, true
 }
 
-func innermostLoop(c inspector.Cursor) ast.Node {
-	for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil)) {
-		if e.Node() == c.Node() {
-			continue
-		}
-		return e.Node()
-	}
-	return nil
-}
 
 // visibleAt reports whether the lease variable's name denotes it at pos.
 func (l *lease) visibleAt(pos token.Pos) bool {
@@ -526,7 +547,28 @@ func (l *lease) cancelFix(blank *ast.Ident) (analysis.SuggestedFix, bool) {
 		Message: "Name the cancel function and defer it",
 		TextEdits: []analysis.TextEdit{
 			{Pos: blank.Pos(), End: blank.End(), NewText: []byte("cancel")},
-			{Pos: stmt.End(), End: stmt.End(), NewText: []byte("\n" + indent + "defer cancel()")},
+			afterLine(pass, stmt, indent+"defer cancel()"),
 		},
 	}, true
+}
+
+// enclosingFunc returns the innermost function declaration or literal around
+// c.
+func enclosingFunc(c inspector.Cursor) (ast.Node, bool) {
+	for e := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		return e.Node(), true
+	}
+	return nil, false
+}
+
+// afterLine returns an edit that adds the line text after the line on which
+// n ends (after any trailing comment).
+func afterLine(pass *analysis.Pass, n ast.Node, text string) analysis.TextEdit {
+	tf := pass.Fset.File(n.End())
+	line := tf.Line(n.End())
+	if line < tf.LineCount() {
+		pos := tf.LineStart(line + 1)
+		return analysis.TextEdit{Pos: pos, End: pos, NewText: []byte(text + "\n")}
+	}
+	return analysis.TextEdit{Pos: n.End(), End: n.End(), NewText: []byte("\n" + text)}
 }

@@ -28,3 +28,7 @@ func TestConfig(t *testing.T) {
 	}})
 	analysistest.Run(t, analysistest.TestData(), a, "userlease")
 }
+
+func TestFixes(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), leaseleak.Analyzer, "fixes")
+}

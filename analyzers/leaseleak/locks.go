@@ -216,11 +216,6 @@ func (f *function) lockFix(out *outcome, call *ast.CallExpr, recv ast.Expr, key 
 		if out.failed[ret] || analysisutil.ReferencesObject(f.info(), ret, key[0]) {
 			return analysis.SuggestedFix{}, false
 		}
-		for _, r := range ret.Results {
-			if _, ok := ast.Unparen(r).(*ast.CallExpr); ok {
-				return analysis.SuggestedFix{}, false // may need the lock
-			}
-		}
 		c, ok := f.cur.FindNode(ret)
 		if !ok {
 			return analysis.SuggestedFix{}, false

@@ -1,0 +1,112 @@
+package fixes
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+func work(ctx context.Context) error { return nil }
+
+func cancelEarly(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second) // want `the cancel function of context.WithTimeout is not called`
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	err := work(ctx)
+	cancel()
+	return err
+}
+
+func discarded(ctx context.Context) error {
+	cctx, _ := context.WithCancel(ctx) // want `the cancel function of context.WithCancel is discarded`
+	return work(cctx)
+}
+
+func status(c *http.Client, req *http.Request) ([]byte, error) {
+	resp, err := c.Do(req) // want `the response body resp.Body from \(\*http.Client\).Do is not closed`
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %s", resp.Status)
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+func tx(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil) // want `the transaction tx from \(\*sql.DB\).BeginTx is not committed or rolled back`
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE a"); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Returned on success: release on the leaking path instead.
+func openChecked(path string) (*os.File, error) {
+	f, err := os.Open(path) // want `the file f from os.Open is not closed on the path through the return when err != nil and one other return`
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() == 0 {
+		return nil, fmt.Errorf("%s is empty", path)
+	}
+	return f, nil
+}
+
+// Opened in a loop: a defer would be wrong, close at each exit of the body.
+func concat(w io.Writer, paths []string) error {
+	for _, p := range paths {
+		f, err := os.Open(p) // want `the file f from os.Open is not closed on the path through the return when err != nil and one other return, nor before the loop acquires the next one`
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counter) add(ctx context.Context, d int) error {
+	c.mu.Lock() // want `c.mu is locked here but the mutex is not unlocked on the path through the return when ctx.Err\(\) != nil`
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	c.n += d
+	c.mu.Unlock()
+	return nil
+}
+
+// The first file leaks when the second open fails.
+func pair(a, b string) error {
+	f, err := os.Open(a) // want `the file f from os.Open is not closed on the path through the return when err != nil and one other return`
+	if err != nil {
+		return err
+	}
+	g, err := os.Open(b)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	fmt.Println(f.Name(), g.Name())
+	return nil
+}
