@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/cancelcheck/cancelcheck/analyzers/detachedctx"
+	"github.com/cancelcheck/cancelcheck/analyzers/leaseleak"
 	"github.com/cancelcheck/cancelcheck/analyzers/orphansend"
 	"github.com/cancelcheck/cancelcheck/analyzers/retrycancel"
 	"github.com/cancelcheck/cancelcheck/analyzers/swallowcancel"
@@ -114,6 +115,7 @@ func check[C any](a *analysis.Analyzer, since string, newFn func(C) *analysis.An
 var Checks = []Check{
 	// Checks register here, one line each (keep this marker line).
 	// CHECKS
+	check(leaseleak.Analyzer, "v0.1.0", leaseleak.New),
 	check(swallowcancel.Analyzer, "v0.1.0", swallowcancel.New),
 	check(retrycancel.Analyzer, "v0.1.0", retrycancel.New),
 	check(detachedctx.Analyzer, "v0.1.0", detachedctx.New),

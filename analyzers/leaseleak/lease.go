@@ -487,7 +487,6 @@ func (l *lease) exitFix(out *outcome, release string) (analysis.SuggestedFix, bo
 	}, true
 }
 
-
 // visibleAt reports whether the lease variable's name denotes it at pos.
 func (l *lease) visibleAt(pos token.Pos) bool {
 	file := analysisutil.FileOf(l.f.s.pass, pos)

@@ -39,22 +39,24 @@ type Lease struct {
 	Release string `json:"release"`
 }
 
-// New returns the check bound to cfg. It panics on a malformed Acquire.
+// New returns the check bound to cfg. A malformed lease in cfg makes every
+// run of the check fail with an error naming it.
 func New(cfg Config) *analysis.Analyzer {
-	var extra []*ownership.Extra
+	c := &checker{}
 	for _, l := range cfg.Leases {
 		x, err := parseLease(l)
 		if err != nil {
-			panic("leaseleak: " + err.Error())
+			c.err = fmt.Errorf("leaseleak settings: %v", err)
+			break
 		}
-		extra = append(extra, x)
+		c.extra = append(c.extra, x)
 	}
 	return &analysis.Analyzer{
 		Name:     "leaseleak",
 		Doc:      analysisutil.MustExtractDoc(doc, "leaseleak"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/leaseleak.md",
 		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ownership.Analyzer},
-		Run:      (&checker{extra: extra}).run,
+		Run:      c.run,
 	}
 }
 
@@ -96,6 +98,7 @@ func parseLease(l Lease) (*ownership.Extra, error) {
 
 type checker struct {
 	extra []*ownership.Extra
+	err   error // a malformed configuration
 }
 
 // state is the per-pass state.
@@ -108,6 +111,9 @@ type state struct {
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	own := pass.ResultOf[ownership.Analyzer].(*ownership.Result)
 	if len(c.extra) > 0 {
 		own = own.WithExtra(c.extra)
