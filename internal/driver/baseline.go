@@ -146,7 +146,7 @@ func (kc *keyer) key(f *Finding) baselineKey {
 	})
 	return baselineKey{
 		Check:    f.Check,
-		Package:  f.Package,
+		Package:  f.PackagePath(), // not the ID: adding a test file changes it
 		Function: kc.enclosing(f.Pos),
 		Message:  msg,
 	}
