@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -23,6 +24,8 @@ type Config struct {
 	// SkipLibraries turns off the reports on retry and poll library calls
 	// that take no context.
 	SkipLibraries bool `json:"skip_libraries"`
+	// IncludeTests also checks _test.go files.
+	IncludeTests bool `json:"include_tests"`
 }
 
 // New returns the check bound to cfg.
@@ -66,6 +69,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	st.computeFacts()
 	for cur := range st.ins.Root().Preorder((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.CallExpr)(nil)) {
+		if !c.cfg.IncludeTests && strings.HasSuffix(pass.Fset.File(cur.Node().Pos()).Name(), "_test.go") {
+			continue
+		}
 		switch n := cur.Node().(type) {
 		case *ast.CallExpr:
 			if !c.cfg.SkipLibraries {
@@ -89,6 +95,7 @@ type loop struct {
 	bound    []*ast.CallExpr // context-bound calls with an error result
 	sleeps   []sleep
 	retryErr ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
+	exits    bool     // the loop has a condition or an exit: it polls for something
 }
 
 // sleep is an uninterruptible wait in a loop.
@@ -111,11 +118,19 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	switch s := stmt.(type) {
 	case *ast.ForStmt:
 		l.body = s.Body
-		if s.Cond != nil && st.checksCtx(s.Cond) {
-			l.checked, l.observes = true, true
+		if s.Cond != nil {
+			l.exits = true
+			switch {
+			case st.checksCtx(s.Cond):
+				l.checked, l.observes = true, true
+			case st.classify(s.Cond, false) == guardFinal:
+				// for i < 3 && retryable(err): the loop ends on the error.
+				l.checked = true
+			}
 		}
 	case *ast.RangeStmt:
 		l.body = s.Body
+		l.exits = true
 	}
 	st.scan(cur, l)
 	ctxExpr, ctxObj := st.loopContext(l)
@@ -130,7 +145,7 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 				calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
-	case len(l.sleeps) > 0 && (f.HasContext() || len(l.bound) > 0):
+	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && l.exits):
 		s := l.sleeps[0]
 		var msg string
 		if l.checked {
@@ -179,7 +194,7 @@ func (st *state) loopContext(l *loop) (string, types.Object) {
 			if !analysisutil.IsContext(st.info.TypeOf(arg)) {
 				continue
 			}
-			if obj := analysisutil.ObjectOfIdent(st.info, arg); obj != nil && !inside(obj.Pos(), l.stmt) {
+			if obj := analysisutil.ObjectOfIdent(st.info, arg); obj != nil && !inside(obj.Pos(), l.stmt) && st.canEnd(l, obj) {
 				return obj.Name(), obj
 			}
 		}
@@ -188,6 +203,68 @@ func (st *state) loopContext(l *loop) (string, types.Object) {
 		return c.Expr, c.Obj
 	}
 	return "", nil
+}
+
+// canEnd reports whether the context variable obj may be canceled: it is
+// a parameter or a context in reach, or a local variable assigned something
+// other than context.Background() or context.TODO() (and WithValue of them).
+func (st *state) canEnd(l *loop, obj types.Object) bool {
+	for _, c := range l.f.Contexts {
+		if c.Obj == obj {
+			return true
+		}
+	}
+	v, ok := obj.(*types.Var)
+	if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return true
+	}
+	fcur, ok := st.ins.Root().FindNode(l.f.Node)
+	if !ok {
+		return true
+	}
+	for c := range fcur.Preorder((*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil)) {
+		var lhs []*ast.Ident
+		var rhs []ast.Expr
+		switch n := c.Node().(type) {
+		case *ast.AssignStmt:
+			for _, e := range n.Lhs {
+				id, _ := ast.Unparen(e).(*ast.Ident)
+				lhs = append(lhs, id)
+			}
+			rhs = n.Rhs
+		case *ast.ValueSpec:
+			lhs, rhs = n.Names, n.Values
+		}
+		for i, id := range lhs {
+			if id == nil || st.info.ObjectOf(id) != obj {
+				continue
+			}
+			if len(rhs) == 0 {
+				continue // var ctx context.Context: nil
+			}
+			val := rhs[0]
+			if len(rhs) == len(lhs) {
+				val = rhs[i]
+			}
+			if !st.rootContext(val) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rootContext reports whether e is context.Background(), context.TODO(),
+// or WithValue of one of them: a context that never ends.
+func (st *state) rootContext(e ast.Expr) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	if analysisutil.IsCallToFunc(st.info, call, "context", "Background", "TODO") {
+		return true
+	}
+	return analysisutil.IsCallToFunc(st.info, call, "context", "WithValue") && len(call.Args) > 0 && st.rootContext(call.Args[0])
 }
 
 func inside(pos token.Pos, n ast.Node) bool { return n.Pos() <= pos && pos < n.End() }
@@ -212,12 +289,16 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				l.sleeps = append(l.sleeps, sleep{stmt: n, desc: "this select over timers only"})
 			}
 		case *ast.ReturnStmt:
+			l.exits = true
 			if !l.checked && st.returnFinal(c, n, l) {
 				l.checked = true
 			}
 		case *ast.BranchStmt:
-			if !l.checked && (n.Tok == token.BREAK || n.Tok == token.GOTO) && st.leaves(c, n, l) && st.exitFinal(c, l, false) {
-				l.checked = true
+			if (n.Tok == token.BREAK || n.Tok == token.GOTO) && st.leaves(c, n, l) {
+				l.exits = true
+				if !l.checked && st.exitFinal(c, l, false) {
+					l.checked = true
+				}
 			}
 		case *ast.IfStmt:
 			if l.retryErr == nil && cancelTest(st.info, n.Cond) {
@@ -247,7 +328,9 @@ func (st *state) scanCall(c inspector.Cursor, call *ast.CallExpr, l *loop) {
 		l.checked, l.observes = true, true
 		return
 	}
-	if st.res.BoundCall(call) && hasErrorResult(st.info, call) {
+	// Calls in a nested loop belong to that loop: a walk over a collection
+	// inside a retry loop is swallowcancel's business.
+	if st.res.BoundCall(call) && hasErrorResult(st.info, call) && st.innermostLoop(c) == l.stmt {
 		l.bound = append(l.bound, call)
 	}
 }

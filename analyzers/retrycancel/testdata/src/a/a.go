@@ -442,3 +442,54 @@ func Indexed(ctx context.Context, items []string) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// A root context never ends: nothing to stop on.
+func Bench(c *Client) {
+	ctx := context.Background()
+	for i := 0; i < 100; i++ {
+		_ = c.Ping(ctx)
+	}
+}
+
+// A local deadline can end: the loop spins after it passes.
+func LocalDeadline(c *Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for { // want `calls c.Ping again after it fails without checking ctx`
+		if err := c.Ping(ctx); err == nil {
+			return
+		}
+	}
+}
+
+// A deliberate hang with no exit: nothing is polled or retried.
+func Hang(ctx context.Context) {
+	for {
+		time.Sleep(5 * time.Second)
+	}
+}
+
+// The loop condition classifies the error (the net.Dial self-connect shape).
+func SelfConnect(ctx context.Context, c *Client) error {
+	err := c.Ping(ctx)
+	for i := 0; i < 2 && retryable(err); i++ {
+		err = c.Ping(ctx)
+	}
+	return err
+}
+
+// Attempts over a list of servers: the inner walk over the collection owns
+// the dropped error (the resolver shape).
+func Servers(ctx context.Context, servers []string, attempts int) error {
+	var lastErr error
+	for i := 0; i < attempts; i++ {
+		for j := 0; j < len(servers); j++ {
+			if err := send(ctx, servers[j]); err != nil {
+				lastErr = err
+				continue
+			}
+			return nil
+		}
+	}
+	return lastErr
+}
