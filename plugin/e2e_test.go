@@ -127,6 +127,13 @@ func customGolangci(t *testing.T) string {
 	if err := os.Rename(tmp, bin); err != nil {
 		t.Fatal(err)
 	}
+	// Keep only this build: each is about 100 MB.
+	old, _ := filepath.Glob(filepath.Join(cacheDir, "golangci-lint-*"))
+	for _, o := range old {
+		if o != bin {
+			os.Remove(o)
+		}
+	}
 	return bin
 }
 
