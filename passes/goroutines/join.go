@@ -157,6 +157,16 @@ func (a *analysis) classify(g *Goroutine) {
 		})
 		return found
 	}
+	// A result or done channel the owner receives from somewhere: the
+	// owner collects the goroutine; paths that give up on it are
+	// orphansend's business when the send blocks, and harmless when it
+	// does not.
+	for obj := range local {
+		if _, isChan := obj.Type().Underlying().(*types.Chan); isChan && event(o.fn.Body) {
+			g.Join = "result channel " + obj.Name()
+			return
+		}
+	}
 	b, i := o.locate(g.Start.Pos())
 	if b == nil {
 		return
@@ -190,7 +200,7 @@ func (a *analysis) pathToExit(o *owner, b *cfg.Block, i int, event func(ast.Node
 			}
 			seen[it.b.Index] = true
 		}
-		blocked := it.i == 0 && (it.b.Kind == cfg.KindForLoop || it.b.Kind == cfg.KindRangeLoop) && event(it.b.Stmt)
+		blocked := it.i == 0 && it.b.Stmt != nil && isLoopHead(it.b, it.b.Stmt) && event(it.b.Stmt)
 		for _, n := range it.b.Nodes[it.i:] {
 			if blocked {
 				break
@@ -291,7 +301,7 @@ func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bo
 				if !a.watchOnly(c) {
 					add(UseContext, obj, id.Pos())
 				}
-			case g.Lit != nil && a.isWrite(c) && a.declaredIn(obj, o.fn):
+			case g.Lit != nil && a.isWrite(c) && a.declaredIn(obj, o.fn) && a.readAfter(o, g, obj):
 				add(UseWrite, obj, id.Pos())
 			}
 		}
@@ -306,6 +316,33 @@ func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bo
 		}
 	}
 	return out
+}
+
+// readAfter reports whether the owner reads obj, outside the goroutine,
+// after starting it (later in the source, anywhere in the loop starting it,
+// or as a named result), so that what the goroutine writes is meant for the
+// owner. A variable the owner hands over and never touches again is the
+// goroutine's own.
+func (a *analysis) readAfter(o *owner, g *Goroutine, obj types.Object) bool {
+	res := o.fn.Sig.Results()
+	for i := range res.Len() {
+		if res.At(i) == obj {
+			return true
+		}
+	}
+	found := false
+	inspectNode(o.fn.Body, func(n ast.Node) bool {
+		if n == g.Lit {
+			return false
+		}
+		if id, ok := n.(*ast.Ident); ok && a.info.Uses[id] == obj {
+			if id.Pos() > g.Start.End() || (g.Loop != nil && g.Loop.Pos() <= id.Pos() && id.Pos() < g.Loop.End()) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // watchOnly reports whether the context or request at c is only watched:

@@ -375,7 +375,10 @@ func (w *orphanWalk) enter(s *walkState) {
 				}
 			}
 		}
-	case cfg.KindForLoop, cfg.KindRangeLoop:
+	case cfg.KindForLoop, cfg.KindRangeLoop, cfg.KindForBody:
+		if b.Kind == cfg.KindForBody && !isInfinite(b.Stmt) {
+			break // the head of a cond-less loop is its body block
+		}
 		if w.drains[b.Stmt] && w.many {
 			s.pending = 0
 			if isInfinite(b.Stmt) {
@@ -469,8 +472,16 @@ func isInfinite(l ast.Stmt) bool {
 	return ok && f.Cond == nil
 }
 
+// isLoopHead reports whether b is the head of loop l: the condition block,
+// or the body block of a loop without condition.
 func isLoopHead(b *cfg.Block, l ast.Stmt) bool {
-	return (b.Kind == cfg.KindForLoop || b.Kind == cfg.KindRangeLoop) && b.Stmt == l
+	switch b.Kind {
+	case cfg.KindForLoop, cfg.KindRangeLoop:
+		return b.Stmt == l
+	case cfg.KindForBody:
+		return b.Stmt == l && isInfinite(l)
+	}
+	return false
 }
 
 func isLoopDone(b *cfg.Block, l ast.Stmt) bool {
