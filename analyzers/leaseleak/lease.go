@@ -87,6 +87,9 @@ func (l *lease) check() {
 			if ret, ok := n.(*ast.ReturnStmt); ok && len(ret.Results) == 0 && namedResult {
 				return true
 			}
+			if l.kind() == ownership.KindBody && l.readsToEOF(n) {
+				return true
+			}
 			return f.s.own.UseOf(n, l.objs, l.kind()) != ownership.Borrow
 		},
 		assignsErr: func(n ast.Node) bool { return assigns(info, n, l.errObj) },
@@ -96,7 +99,8 @@ func (l *lease) check() {
 		released: func(cond ast.Expr, truth bool) bool {
 			return l.kind().NextCloses && isNextCall(info, cond, l.objs, truth)
 		},
-		tagCases: f.tagCases(),
+		tagCases:   f.tagCases(),
+		consistent: f.consistentConds(l.stmt),
 	}
 	out := w.search()
 	if len(out.leaks) == 0 && !out.loop {
@@ -570,4 +574,34 @@ func afterLine(pass *analysis.Pass, n ast.Node, text string) analysis.TextEdit {
 		return analysis.TextEdit{Pos: pos, End: pos, NewText: []byte(text + "\n")}
 	}
 	return analysis.TextEdit{Pos: n.End(), End: n.End(), NewText: []byte("\n" + text)}
+}
+
+// readsToEOF reports whether n reads the response body to its end with
+// io.ReadAll or io.Copy: the transport then returns the connection to the
+// pool by itself, so the body no longer holds anything.
+func (l *lease) readsToEOF(n ast.Node) bool {
+	info := l.f.info()
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		call, ok := x.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		var arg ast.Expr
+		switch {
+		case analysisutil.IsCallToFunc(info, call, "io", "ReadAll") && len(call.Args) == 1:
+			arg = call.Args[0]
+		case analysisutil.IsCallToFunc(info, call, "io", "Copy") && len(call.Args) == 2:
+			arg = call.Args[1]
+		default:
+			return true
+		}
+		if sel, ok := ast.Unparen(arg).(*ast.SelectorExpr); ok && sel.Sel.Name == "Body" {
+			if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && l.objs[info.Uses[id]] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

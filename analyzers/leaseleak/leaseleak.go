@@ -248,6 +248,9 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 	}
 	l.obj = f.info().ObjectOf(id)
 	l.id = id
+	if v, ok := l.obj.(*types.Var); !ok || v.Pos() < f.ftype.Pos() || v.Pos() >= f.body.End() {
+		return // a package variable or one of an enclosing function: handed off
+	}
 	if a.Err >= 0 && a.Err < len(lhs) {
 		if eid, ok := ast.Unparen(lhs[a.Err]).(*ast.Ident); ok && eid.Name != "_" {
 			l.errObj = f.info().ObjectOf(eid)

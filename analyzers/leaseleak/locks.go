@@ -115,12 +115,45 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 			errObj = info.ObjectOf(id)
 		}
 	}
+	unlocker := func(e ast.Expr) bool {
+		// A method value or function of this package that unlocks,
+		// referring to the lock's owner: return tx.unlockRelease.
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		fn, ok := info.Uses[sel.Sel].(*types.Func)
+		return ok && fn.Pkg() == f.s.pass.Pkg && f.s.own.Unlocks(fn) && analysisutil.ReferencesObject(info, sel.X, key[0])
+	}
 	releases := func(root ast.Node, explicitOnly bool) bool {
 		found := false
 		ast.Inspect(root, func(x ast.Node) bool {
+			if found {
+				return false
+			}
+			if !explicitOnly {
+				switch x := x.(type) {
+				case *ast.SelectorExpr:
+					if unlocker(x) {
+						found = true
+						return false
+					}
+				case *ast.AssignStmt:
+					// s.lockHeld = true: the owner records that it
+					// holds the lock and releases it later.
+					if len(x.Lhs) == 1 && len(x.Rhs) == 1 {
+						if sel, ok := x.Lhs[0].(*ast.SelectorExpr); ok && analysisutil.ReferencesObject(info, sel.X, key[0]) {
+							if id, ok := x.Rhs[0].(*ast.Ident); ok && id.Name == "true" {
+								found = true
+								return false
+							}
+						}
+					}
+				}
+			}
 			c, ok := x.(*ast.CallExpr)
-			if !ok || found {
-				return !found
+			if !ok {
+				return true
 			}
 			if k.isRelease(info, c) {
 				if r := recvOf(c); r != nil && slices.Equal(keyOf(info, r), key) {
@@ -149,6 +182,33 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 	if !releases(f.body, true) {
 		return true
 	}
+	// A function that unlocks before it first locks was called with the
+	// lock held and locks again to give it back (Unlock; wait; Lock), and
+	// a deferred unlock registered before this Lock covers it.
+	for c := range f.cur.Preorder((*ast.DeferStmt)(nil)) {
+		if c.Node().Pos() < call.Pos() && releases(c.Node(), true) {
+			return true
+		}
+	}
+	for c := range f.cur.Preorder((*ast.CallExpr)(nil)) {
+		if c.Node().Pos() >= call.Pos() {
+			break
+		}
+		switch x := c.Node().(type) {
+		case *ast.CallExpr:
+			if lockOf(info, x) == k {
+				if r := recvOf(x); r != nil && slices.Equal(keyOf(info, r), key) {
+					goto search // locked first: not a re-acquisition
+				}
+			}
+			if k.isRelease(info, x) {
+				if r := recvOf(x); r != nil && slices.Equal(keyOf(info, r), key) {
+					return true
+				}
+			}
+		}
+	}
+search:
 	w := &walker{
 		info:       info,
 		start:      b,
@@ -159,8 +219,9 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 		failed: func(cond ast.Expr, truth bool) bool {
 			return impliesFailed(info, cond, truth, errObj, nil)
 		},
-		released: func(ast.Expr, bool) bool { return false },
-		tagCases: f.tagCases(),
+		released:   func(ast.Expr, bool) bool { return false },
+		tagCases:   f.tagCases(),
+		consistent: f.consistentConds(n),
 	}
 	out := w.search()
 	if len(out.leaks) == 0 && !out.loop {

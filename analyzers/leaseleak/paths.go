@@ -28,6 +28,11 @@ type walker struct {
 	// tagCases are the case expressions of tag switches, which are not
 	// conditions.
 	tagCases map[ast.Expr]bool
+	// consistent maps the source of conditions that held (true or false)
+	// for the acquisition to happen, and whose variables never change, to
+	// the value they had: a later test of the same condition goes the same
+	// way (if b == 10 { mu.Lock() } ... if b == 10 { mu.Unlock() }).
+	consistent map[string]bool
 }
 
 // outcome is what the search found.
@@ -97,6 +102,11 @@ func (w *walker) search() *outcome {
 		}
 		for i, s := range it.b.Succs {
 			v := visit{s, errLive, failed}
+			if cond != nil {
+				if want, ok := w.consistent[types.ExprString(cond)]; ok && want != (i == 0) {
+					continue
+				}
+			}
 			if cond != nil && !failed {
 				truth := i == 0
 				if errLive && w.failed(cond, truth) {
@@ -176,14 +186,100 @@ func impliesFailed(info *types.Info, cond ast.Expr, truth bool, errObj types.Obj
 			}
 		}
 	case *ast.CallExpr:
-		// errors.Is(err, X) / errors.As(err, &t) true: err != nil.
-		if truth && len(c.Args) > 0 && is(c.Args[0], isErr) {
-			if sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok {
-				if fn, ok := info.Uses[sel.Sel].(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "errors" {
-					return fn.Name() == "Is" || fn.Name() == "As"
+		// A predicate of the error being true (errors.Is(err, X),
+		// os.IsNotExist(err), isTimeout(err)): err != nil.
+		if truth && isBool(info, c) {
+			for _, a := range c.Args {
+				if is(a, isErr) {
+					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// consistentConds returns the conditions of the if statements around the
+// node at c (up to the function) that must have held for it to run, when
+// they read only variables the function never assigns after declaring
+// them, keyed by source.
+func (f *function) consistentConds(node ast.Node) map[string]bool {
+	c, ok := f.cur.FindNode(node)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]bool)
+	child := c.Node()
+	for p := c.Parent(); p.Node() != f.cur.Node(); p = p.Parent() {
+		if ifs, ok := p.Node().(*ast.IfStmt); ok && f.stable(ifs.Cond) {
+			switch child {
+			case ifs.Body:
+				out[types.ExprString(ifs.Cond)] = true
+			case ifs.Else:
+				out[types.ExprString(ifs.Cond)] = false
+			}
+		}
+		if _, ok := p.Node().(*ast.FuncLit); ok {
+			break
+		}
+		child = p.Node()
+	}
+	return out
+}
+
+// stable reports whether cond calls nothing and reads only local variables
+// or parameters that the function never assigns after their declaration.
+func (f *function) stable(cond ast.Expr) bool {
+	info := f.info()
+	ok := true
+	var vars []types.Object
+	ast.Inspect(cond, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr, *ast.UnaryExpr:
+			if u, isU := n.(*ast.UnaryExpr); isU && u.Op == token.NOT {
+				return true
+			}
+			ok = false
+		case *ast.SelectorExpr:
+			ok = false // fields may change
+		case *ast.Ident:
+			if v, isVar := info.Uses[n].(*types.Var); isVar {
+				vars = append(vars, v)
+			}
+		}
+		return ok
+	})
+	if !ok || len(vars) == 0 {
+		return false
+	}
+	for c := range f.cur.Preorder((*ast.AssignStmt)(nil), (*ast.IncDecStmt)(nil), (*ast.UnaryExpr)(nil), (*ast.RangeStmt)(nil)) {
+		var lhs []ast.Expr
+		switch n := c.Node().(type) {
+		case *ast.AssignStmt:
+			for _, e := range n.Lhs {
+				// := assigns the names it does not declare.
+				if id, isID := e.(*ast.Ident); isID && (n.Tok != token.DEFINE || info.Defs[id] == nil) {
+					lhs = append(lhs, id)
+				}
+			}
+		case *ast.IncDecStmt:
+			lhs = []ast.Expr{n.X}
+		case *ast.UnaryExpr:
+			if n.Op != token.AND {
+				continue
+			}
+			lhs = []ast.Expr{n.X}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				continue
+			}
+			lhs = []ast.Expr{n.Key, n.Value}
+		}
+		for _, e := range lhs {
+			if id, isID := e.(*ast.Ident); isID && slices.Contains(vars, info.Uses[id]) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -160,3 +160,13 @@ func produce(url string, out chan<- *http.Response) error {
 	out <- resp
 	return nil
 }
+
+// Read to EOF: the transport takes the connection back by itself.
+func readAll(url string) (int, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	return len(b), err
+}

@@ -155,3 +155,40 @@ func create(path string) (f *os.File, err error) {
 	}
 	return
 }
+
+var shared *os.File
+
+// Assigned to a package variable: handed off.
+func initShared() error {
+	var err error
+	shared, err = os.Open("/dev/urandom")
+	return err
+}
+
+// os.IsExist(err) true means the open failed.
+func tryCreate(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL, 0o600)
+	if os.IsExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// Closed under the same condition it was opened under.
+func maybeLog(path string, verbose bool) error {
+	var f *os.File
+	if verbose {
+		var err error
+		f, err = os.Create(path)
+		if err != nil {
+			return err
+		}
+	}
+	if verbose {
+		defer f.Close()
+	}
+	return nil
+}

@@ -132,3 +132,72 @@ func (c *cache) sum(keys []string) int {
 	}
 	return n
 }
+
+var cache10 struct {
+	sync.Mutex
+	table []int
+}
+
+// The lock is taken and released under the same unchanging condition.
+func table(b int) []int {
+	var t []int
+	if b == 10 {
+		cache10.Lock()
+		t = cache10.table
+	}
+	if len(t) == 0 {
+		t = make([]int, 4)
+	}
+	if b == 10 {
+		cache10.Unlock()
+	}
+	return t
+}
+
+// Called with the lock held: unlock, wait, lock again.
+func (d *dispatcher) waitUnlocked(ctx context.Context) error {
+	d.mu.Unlock()
+	err := ctx.Err()
+	d.mu.Lock()
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// A deferred unlock registered before the re-lock covers it.
+func (d *dispatcher) relock(slow func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.mu.Unlock()
+	slow()
+	d.mu.Lock()
+}
+
+type rows struct {
+	closemu  sync.RWMutex
+	scanHold bool
+}
+
+// The owner records that it still holds the read lock.
+func (r *rows) scan(raw bool) error {
+	r.closemu.RLock()
+	if raw {
+		r.scanHold = true
+	} else {
+		r.closemu.RUnlock()
+	}
+	return nil
+}
+
+// The unlock is handed to the caller as a method value.
+func (r *rows) grab() (func(), error) {
+	r.closemu.RLock()
+	if r.scanHold {
+		r.closemu.RUnlock()
+		return nil, errors.New("held")
+	}
+	return r.release, nil
+}
+
+func (r *rows) release() { r.closemu.RUnlock() }
