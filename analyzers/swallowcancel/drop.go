@@ -129,6 +129,10 @@ func (s *state) stopLoopFixes(f *ctxflow.Func, ctx string, pos token.Pos, inBloc
 	if inBlock {
 		indent += "\t"
 	}
+	// Insert at the end of pos's line, after any trailing comment.
+	if tf := s.pass.Fset.File(pos); tf != nil && tf.Line(pos) < tf.LineCount() {
+		pos = tf.LineStart(tf.Line(pos)+1) - 1
+	}
 	build := func(test, errExpr string) (string, bool) {
 		if f.Sig.Results().Len() == 0 {
 			return fmt.Sprintf("\n%sif %s != nil {\n%s\treturn\n%s}", indent, test, indent, indent), true

@@ -225,16 +225,6 @@ func (s *state) loopChecksCancel(loop ast.Stmt) bool {
 	return false
 }
 
-func loopBody(loop ast.Stmt) *ast.BlockStmt {
-	switch l := loop.(type) {
-	case *ast.ForStmt:
-		return l.Body
-	case *ast.RangeStmt:
-		return l.Body
-	}
-	return nil
-}
-
 // describeLoop names what a loop walks, for messages.
 func describeLoop(loop ast.Stmt) string {
 	if r, ok := loop.(*ast.RangeStmt); ok {

@@ -1,6 +1,7 @@
 package swallowcancel_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"golang.org/x/tools/go/analysis/analysistest"
@@ -10,4 +11,15 @@ import (
 
 func Test(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), swallowcancel.Analyzer, "a", "mainpkg")
+}
+
+func TestFixes(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), swallowcancel.Analyzer, "fix")
+}
+
+// TestRuntimeFixes runs in module mode against the real runtime module: a
+// package that imports it is offered stop.Err as a second fix.
+func TestRuntimeFixes(t *testing.T) {
+	dir := filepath.Join(analysistest.TestData(), "rtfix")
+	analysistest.RunWithSuggestedFixes(t, dir, swallowcancel.Analyzer, "./...")
 }

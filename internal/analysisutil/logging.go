@@ -2,6 +2,7 @@ package analysisutil
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 )
@@ -54,6 +55,11 @@ func IsLogOrPanic(info *types.Info, call *ast.CallExpr) bool {
 // UsedOutsideLogs reports whether obj is mentioned in n other than inside
 // calls that only log (IsLogOrPanic) and other than as `_ = obj`.
 func UsedOutsideLogs(info *types.Info, n ast.Node, obj types.Object) bool {
+	return UsedOutsideLogsAfter(info, n, obj, token.NoPos)
+}
+
+// UsedOutsideLogsAfter is UsedOutsideLogs counting only uses after pos.
+func UsedOutsideLogsAfter(info *types.Info, n ast.Node, obj types.Object, pos token.Pos) bool {
 	found := false
 	ast.Inspect(n, func(n ast.Node) bool {
 		if found {
@@ -71,7 +77,7 @@ func UsedOutsideLogs(info *types.Info, n ast.Node, obj types.Object) bool {
 				}
 			}
 		case *ast.Ident:
-			if info.Uses[n] == obj {
+			if info.Uses[n] == obj && n.Pos() > pos {
 				found = true
 			}
 		}

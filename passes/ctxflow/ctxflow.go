@@ -345,7 +345,9 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 		if !ok || !analysisutil.IsError(v.Type()) {
 			continue
 		}
-		a := assign{pos: id.Pos(), scope: scope}
+		// The assignment takes effect after its right-hand side: uses of the
+		// variable inside it (err = wrap(err)) see the previous value.
+		a := assign{pos: c.Node().End(), scope: scope}
 		switch {
 		case tuple:
 			call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)

@@ -1,0 +1,135 @@
+package foldedtimeout
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+func (s *state) sentinel(e ast.Expr) string { return ctxflow.ContextSentinel(s.info, e) }
+
+// exact reports whether comparing e with == is exact: e is ctx.Err() (or a
+// variable only assigned it) or context.Cause(ctx), which are never wrapped.
+func (s *state) exact(e ast.Expr) bool {
+	if s.res.CtxErrOf(e) != nil {
+		return true
+	}
+	if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(s.info, call, "context", "Cause") {
+		return true
+	}
+	return false
+}
+
+// comparable reports whether a == comparison of e against a context
+// sentinel is worth reporting: e is an error interface value that may be
+// wrapped, and the code is not an Is method or the context package.
+func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
+	t := s.info.TypeOf(e)
+	if t == nil || !types.IsInterface(t) || !analysisutil.IsError(t) || s.exact(e) {
+		return false
+	}
+	if s.pass.Pkg.Path() == "context" || s.inIsMethod(cur) {
+		return false
+	}
+	return true
+}
+
+// checkCompare reports err == context.Canceled (and !=, and
+// DeadlineExceeded) on an error that may be wrapped.
+func (s *state) checkCompare(cur inspector.Cursor, b *ast.BinaryExpr) {
+	if b.Op != token.EQL && b.Op != token.NEQ {
+		return
+	}
+	x, y := b.X, b.Y
+	if s.sentinel(x) != "" {
+		x, y = y, x
+	}
+	name := s.sentinel(y)
+	if name == "" || s.sentinel(x) != "" || !s.wrappable(cur, x) {
+		return
+	}
+	d := analysis.Diagnostic{
+		Pos: b.Pos(),
+		End: b.End(),
+		Message: fmt.Sprintf("%s %s context.%s misses a wrapped cancellation (fmt.Errorf with %%w, net/url.Error, most clients wrap), so the check fails exactly when it matters; use errors.Is",
+			types.ExprString(x), b.Op, name),
+	}
+	file := analysisutil.FileOf(s.pass, b.Pos())
+	xs, ys := s.source(x), s.source(y)
+	if file != nil && xs != "" && ys != "" {
+		pkg, edits := analysisutil.AddImport(s.info, file, b.Pos(), "errors")
+		not := ""
+		if b.Op == token.NEQ {
+			not = "!"
+		}
+		text := fmt.Sprintf("%s%s.Is(%s, %s)", not, pkg, xs, ys)
+		d.SuggestedFixes = []analysis.SuggestedFix{{
+			Message:   "Use errors.Is",
+			TextEdits: append([]analysis.TextEdit{{Pos: b.Pos(), End: b.End(), NewText: []byte(text)}}, edits...),
+		}}
+	}
+	s.rep.Report(d)
+}
+
+// checkSwitch reports `switch err { case context.Canceled: }` on an error
+// that may be wrapped. The fix rewrites it to `switch { case
+// errors.Is(err, context.Canceled): }` when the tag is a plain variable.
+func (s *state) checkSwitch(cur inspector.Cursor, sw *ast.SwitchStmt) {
+	if sw.Tag == nil || !s.wrappable(cur, sw.Tag) {
+		return
+	}
+	var first ast.Expr
+	for _, st := range sw.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			if s.sentinel(e) != "" && first == nil {
+				first = e
+			}
+		}
+	}
+	if first == nil {
+		return
+	}
+	d := analysis.Diagnostic{
+		Pos: sw.Pos(),
+		End: sw.Body.Lbrace,
+		Message: fmt.Sprintf("switch on %s compares it with == against context.%s, which misses a wrapped cancellation; use errors.Is",
+			types.ExprString(sw.Tag), s.sentinel(first)),
+		Related: []analysis.RelatedInformation{{Pos: first.Pos(), End: first.End(), Message: "compared with == here"}},
+	}
+	file := analysisutil.FileOf(s.pass, sw.Pos())
+	if tag, ok := ast.Unparen(sw.Tag).(*ast.Ident); ok && file != nil {
+		pkg, edits := analysisutil.AddImport(s.info, file, sw.Pos(), "errors")
+		edits = append(edits, analysis.TextEdit{Pos: sw.Tag.Pos(), End: sw.Tag.End()})
+		ok := true
+		for _, st := range sw.Body.List {
+			for _, e := range st.(*ast.CaseClause).List {
+				src := s.source(e)
+				switch {
+				case src == "" || strings.ContainsAny(src, "()"):
+					ok = false // calls may have effects or types; keep it simple
+				case isNil(s.info, e):
+					edits = append(edits, analysis.TextEdit{Pos: e.Pos(), End: e.End(), NewText: []byte(tag.Name + " == nil")})
+				default:
+					edits = append(edits, analysis.TextEdit{Pos: e.Pos(), End: e.End(), NewText: []byte(pkg + ".Is(" + tag.Name + ", " + src + ")")})
+				}
+			}
+		}
+		if ok {
+			d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Use errors.Is in a tagless switch", TextEdits: edits}}
+		}
+	}
+	s.rep.Report(d)
+}
+
+func isNil(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.IsNil()
+}

@@ -1,0 +1,76 @@
+// Package foldedtimeout defines an Analyzer that reports cancellation
+// errors that lose their identity on the way to the caller.
+//
+// # Analyzer foldedtimeout
+//
+// foldedtimeout: report cancellation that loses its identity (formatted, replaced, compared with ==, reported as a timeout)
+//
+// Callers decide what to do about a failure with errors.Is(err,
+// context.Canceled) and errors.Is(err, context.DeadlineExceeded): stop
+// quietly, retry, count a timeout, answer 499 instead of 500. That only works
+// while the context's error stays in the chain. The check reports, for
+// errors that may carry cancellation (ctxflow's MayCarryCancel):
+//
+//   - fmt.Errorf formatting one with %v, %s or %q (or its err.Error()) when
+//     the result is returned, stored, sent or passed on;
+//   - errors.New(err.Error()), fmt.Errorf(err.Error()) and
+//     errors.New("op: " + err.Error());
+//   - a new error or sentinel returned from `case <-ctx.Done():` or after
+//     `ctx.Err() != nil`, in place of the context's error;
+//   - a cancellation reported as a timeout: `case <-ctx.Done(): return
+//     ErrTimeout`, or `errors.Is(err, context.Canceled) || errors.Is(err,
+//     context.DeadlineExceeded)` mapped to a sentinel whose name or message
+//     says timeout or deadline;
+//   - an error type that stores one in a field but has no Unwrap, Is or As
+//     method (the NoUnwrap fact carries this across packages);
+//   - err == context.Canceled, err != context.DeadlineExceeded and
+//     `switch err { case context.Canceled: }` on errors that may be wrapped,
+//     and errors.Is(context.Canceled, err) with its arguments swapped.
+//
+// Bad:
+//
+//	select {
+//	case <-ctx.Done():
+//		return nil, ErrTimeout
+//	case r := <-results:
+//		return r, nil
+//	}
+//
+// Good:
+//
+//	select {
+//	case <-ctx.Done():
+//		return nil, fmt.Errorf("%w: %w", ErrTimeout, context.Cause(ctx))
+//	case r := <-results:
+//		return r, nil
+//	}
+//
+// Fixes: %v becomes %w (several %w need Go 1.20, read from the file's
+// version); errors.New(err.Error()) becomes err; a new error or sentinel
+// wraps context.Cause(ctx) with %w; == becomes errors.Is, and a simple
+// switch becomes a tagless switch of errors.Is cases; a local error type
+// gets an Unwrap method. When the package already uses the reference
+// runtime, stop.Wrap(ctx, err) is offered as a second fix.
+//
+// Not reported:
+//
+//   - %v inside log calls, panics, or a fmt.Errorf whose result is only
+//     logged or discarded: nothing is returned;
+//   - errors that cannot carry cancellation: not from a context-bound call,
+//     or from a call given context.Background() or WithoutCancel;
+//   - ctx.Err() == context.Canceled and context.Cause(ctx) == ...: those are
+//     never wrapped; comparisons inside Is methods and the context package;
+//   - contexts held in fields or package variables (their end is the
+//     object's close, and ErrClosed is the right answer), and local contexts
+//     that can only time out (WithTimeout of Background): mapping those to
+//     ErrTimeout is correct;
+//   - a test for DeadlineExceeded alone mapped to a timeout, and a test for
+//     Canceled alone mapped to a new non-timeout error (a deliberate name);
+//   - returns of local variables and other calls (status.Error(...)), which
+//     may be deliberate translations;
+//   - _test.go files, unless the tests setting is on.
+//
+// To silence one finding, give a reason:
+//
+//	//cancelcheck:ignore foldedtimeout the public API promises ErrTimeout only
+package foldedtimeout

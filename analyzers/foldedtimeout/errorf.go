@@ -1,0 +1,295 @@
+package foldedtimeout
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// checkCall dispatches calls: fmt.Errorf formatting a carrier without %w,
+// errors.New of a carrier's text, and errors.Is with swapped arguments.
+func (s *state) checkCall(cur inspector.Cursor, call *ast.CallExpr) {
+	fn := analysisutil.Callee(s.info, call)
+	switch {
+	case fn == nil:
+	case analysisutil.IsFunc(fn, "fmt", "Errorf"):
+		if len(call.Args) == 1 {
+			s.checkStringified(cur, call)
+			return
+		}
+		s.checkErrorf(cur, call)
+	case analysisutil.IsFunc(fn, "errors", "New"):
+		s.checkStringified(cur, call)
+	case analysisutil.IsFunc(fn, "errors", "Is"):
+		s.checkSwappedIs(call)
+	}
+}
+
+// carrierOf returns the error expression behind a formatting operand: the
+// operand itself when it may carry cancellation, or X for X.Error() when X
+// may; nil otherwise. errorCall is set for the X.Error() form.
+func (s *state) carrierOf(arg ast.Expr) (carrier ast.Expr, errorCall bool) {
+	arg = ast.Unparen(arg)
+	if analysisutil.IsError(s.info.TypeOf(arg)) {
+		if s.res.MayCarryCancel(arg) {
+			return arg, false
+		}
+		return nil, false
+	}
+	call, ok := arg.(*ast.CallExpr)
+	if !ok || len(call.Args) != 0 {
+		return nil, false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Error" || !analysisutil.IsError(s.info.TypeOf(sel.X)) {
+		return nil, false
+	}
+	if s.res.MayCarryCancel(sel.X) {
+		return sel.X, true
+	}
+	return nil, false
+}
+
+// checkErrorf reports fmt.Errorf("...: %v", err) where err may carry
+// cancellation and the result is propagated.
+func (s *state) checkErrorf(cur inspector.Cursor, call *ast.CallExpr) {
+	spans := formatSpans(s.info, call)
+	if spans == nil {
+		return
+	}
+	type fold struct {
+		span    verbSpan
+		carrier ast.Expr
+		errCall bool
+	}
+	var folds []fold
+	wraps := 0
+	for _, sp := range spans {
+		if sp.verb == 'w' {
+			wraps++
+			continue
+		}
+		if sp.arg < 0 || sp.arg >= len(call.Args)-1 || strings.IndexByte("vsq", sp.verb) < 0 {
+			continue
+		}
+		arg := call.Args[1+sp.arg]
+		if c, errCall := s.carrierOf(arg); c != nil {
+			folds = append(folds, fold{sp, c, errCall})
+		}
+	}
+	if len(folds) == 0 || !s.propagated(cur) {
+		return
+	}
+	first := folds[0]
+	arg := call.Args[1+first.span.arg]
+	d := analysis.Diagnostic{
+		Pos: arg.Pos(),
+		End: arg.End(),
+		Message: fmt.Sprintf("fmt.Errorf formats %s with %%%c, so the cancellation it may carry is lost: errors.Is(err, context.Canceled) is false for callers; use %%w",
+			types.ExprString(first.carrier), first.span.verb),
+	}
+	// The fix needs a literal format and, for several %w, Go 1.20.
+	lit, ok := ast.Unparen(call.Args[0]).(*ast.BasicLit)
+	fixable := ok && lit.Kind == token.STRING && (lit.Value[0] == '`' || !strings.Contains(lit.Value, `\`)) &&
+		(wraps+len(folds) == 1 || s.atLeast(call.Pos(), "go1.20"))
+	if fixable {
+		var edits []analysis.TextEdit
+		for _, f := range folds {
+			if !f.span.plain {
+				edits = nil
+				break
+			}
+			p := lit.Pos() + 1 + token.Pos(f.span.verbOff)
+			edits = append(edits, analysis.TextEdit{Pos: p, End: p + 1, NewText: []byte("w")})
+			if f.errCall {
+				src := s.source(f.carrier)
+				if src == "" {
+					edits = nil
+					break
+				}
+				a := call.Args[1+f.span.arg]
+				edits = append(edits, analysis.TextEdit{Pos: a.Pos(), End: a.End(), NewText: []byte(src)})
+			}
+		}
+		if len(edits) > 0 {
+			d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Wrap the error with %w", TextEdits: edits}}
+		}
+	}
+	s.rep.Report(d)
+}
+
+// checkStringified reports errors.New(err.Error()), fmt.Errorf(err.Error())
+// and errors.New("op: " + err.Error()) where err may carry cancellation.
+func (s *state) checkStringified(cur inspector.Cursor, call *ast.CallExpr) {
+	if len(call.Args) != 1 {
+		return
+	}
+	if tv, ok := s.info.Types[call.Args[0]]; ok && tv.Value != nil {
+		return // a constant message
+	}
+	arg := ast.Unparen(call.Args[0])
+	var carrier ast.Expr
+	var prefix *ast.BasicLit
+	switch a := arg.(type) {
+	case *ast.CallExpr:
+		if c, errCall := s.carrierOf(a); c != nil && errCall {
+			carrier = c
+		}
+	case *ast.BinaryExpr:
+		// "prefix: " + err.Error()
+		if a.Op == token.ADD {
+			if c, errCall := s.carrierOf(a.Y); c != nil && errCall {
+				carrier = c
+				prefix, _ = ast.Unparen(a.X).(*ast.BasicLit)
+			}
+		}
+	}
+	if carrier == nil || !s.propagated(cur) {
+		return
+	}
+	d := analysis.Diagnostic{
+		Pos: call.Pos(),
+		End: call.End(),
+		Message: fmt.Sprintf("%s builds a new error from the text of %s, so the cancellation it may carry is lost: errors.Is(err, context.Canceled) is false for callers",
+			types.ExprString(call.Fun), types.ExprString(carrier)),
+	}
+	src := s.source(carrier)
+	switch {
+	case src == "":
+	case prefix == nil:
+		d.SuggestedFixes = []analysis.SuggestedFix{{
+			Message:   "Return the error itself",
+			TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: []byte(src)}},
+		}}
+	case prefix.Kind == token.STRING && !strings.Contains(prefix.Value, `\`):
+		file := analysisutil.FileOf(s.pass, call.Pos())
+		if file == nil {
+			break
+		}
+		name, edits := analysisutil.AddImport(s.info, file, call.Pos(), "fmt")
+		body := strings.ReplaceAll(prefix.Value[1:len(prefix.Value)-1], "%", "%%")
+		q := prefix.Value[:1]
+		text := fmt.Sprintf("%s.Errorf(%s%s%%w%s, %s)", name, q, body, q, src)
+		d.SuggestedFixes = []analysis.SuggestedFix{{
+			Message:   "Wrap the error with %w",
+			TextEdits: append([]analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: []byte(text)}}, edits...),
+		}}
+	}
+	s.rep.Report(d)
+}
+
+// checkSwappedIs reports errors.Is(context.Canceled, err): the arguments
+// are swapped, and the test is false even for a bare context.Canceled.
+func (s *state) checkSwappedIs(call *ast.CallExpr) {
+	if len(call.Args) != 2 || s.sentinel(call.Args[0]) == "" || s.sentinel(call.Args[1]) != "" {
+		return
+	}
+	d := analysis.Diagnostic{
+		Pos:     call.Pos(),
+		End:     call.End(),
+		Message: fmt.Sprintf("errors.Is(%s, %s) has its arguments swapped: it asks whether context.%s wraps %s, which is false, so the cancellation goes unrecognised", types.ExprString(call.Args[0]), types.ExprString(call.Args[1]), s.sentinel(call.Args[0]), types.ExprString(call.Args[1])),
+	}
+	a, b := s.source(call.Args[0]), s.source(call.Args[1])
+	if a != "" && b != "" {
+		d.SuggestedFixes = []analysis.SuggestedFix{{
+			Message: "Swap the arguments",
+			TextEdits: []analysis.TextEdit{
+				{Pos: call.Args[0].Pos(), End: call.Args[0].End(), NewText: []byte(b)},
+				{Pos: call.Args[1].Pos(), End: call.Args[1].End(), NewText: []byte(a)},
+			},
+		}}
+	}
+	s.rep.Report(d)
+}
+
+// verbSpan is one formatting directive of a literal format string.
+type verbSpan struct {
+	arg     int  // operand index (0 = first operand after the format), -1 for none
+	verb    byte // the verb letter
+	verbOff int  // offset of the verb letter in the string's value
+	plain   bool // no flags, width or precision: "%v" or "%[2]v"
+}
+
+// formatSpans parses the constant format of a Printf-like call whose format
+// is the first argument. It returns nil when the format is not a constant.
+func formatSpans(info *types.Info, call *ast.CallExpr) []verbSpan {
+	tv, ok := info.Types[call.Args[0]]
+	if !ok || tv.Value == nil {
+		return nil
+	}
+	if tv.Value.Kind() != constant.String {
+		return nil
+	}
+	format := constant.StringVal(tv.Value)
+	if lit, ok := ast.Unparen(call.Args[0]).(*ast.BasicLit); ok && lit.Kind == token.STRING {
+		format = lit.Value[1 : len(lit.Value)-1]
+		if lit.Value[0] != '`' && strings.Contains(format, `\`) {
+			// Escapes shift offsets; use the value for the verbs only.
+			format = constant.StringVal(tv.Value)
+		}
+	}
+	var spans []verbSpan
+	argNum := 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(format) && format[i] == '%' {
+			continue
+		}
+		plain := true
+		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
+			i++
+			plain = false
+		}
+		for i < len(format) {
+			c := format[i]
+			if c == '[' {
+				end := strings.IndexByte(format[i:], ']')
+				if end < 0 {
+					return spans
+				}
+				n := 0
+				for _, d := range format[i+1 : i+end] {
+					if d < '0' || d > '9' {
+						n = -1
+						break
+					}
+					n = n*10 + int(d-'0')
+				}
+				if n > 0 {
+					argNum = n - 1
+				}
+				i += end + 1
+				continue
+			}
+			if c == '*' {
+				argNum++
+				i++
+				plain = false
+				continue
+			}
+			if c == '.' || (c >= '0' && c <= '9') {
+				i++
+				plain = false
+				continue
+			}
+			break
+		}
+		if i >= len(format) {
+			break
+		}
+		spans = append(spans, verbSpan{arg: argNum, verb: format[i], verbOff: i, plain: plain})
+		argNum++
+	}
+	return spans
+}

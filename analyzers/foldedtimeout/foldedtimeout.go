@@ -1,0 +1,224 @@
+package foldedtimeout
+
+import (
+	_ "embed"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"go/version"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+//go:embed doc.go
+var doc string
+
+// Config is the check's configuration; the zero value is the default.
+type Config struct {
+	// Tests also reports findings in _test.go files.
+	Tests bool `json:"tests"`
+}
+
+// New returns the check bound to cfg.
+func New(cfg Config) *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Name:      "foldedtimeout",
+		Doc:       analysisutil.MustExtractDoc(doc, "foldedtimeout"),
+		URL:       "https://github.com/cancelcheck/cancelcheck/blob/main/docs/foldedtimeout.md",
+		Requires:  []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
+		FactTypes: []analysis.Fact{(*NoUnwrap)(nil)},
+		Run:       (&checker{cfg}).run,
+	}
+}
+
+// Analyzer is the check with the default configuration.
+var Analyzer = New(Config{})
+
+type checker struct{ cfg Config }
+
+// state is one run of the check on one package.
+type state struct {
+	cfg  Config
+	pass *analysis.Pass
+	res  *ctxflow.Result
+	rep  *analysisutil.Reporter
+	info *types.Info
+	rt   bool
+	// opaque holds the NoUnwrap facts of this package's types; reported
+	// marks local types already reported (one finding per type).
+	opaque   map[*types.TypeName]*NoUnwrap
+	reported map[*types.TypeName]bool
+}
+
+func (c *checker) run(pass *analysis.Pass) (any, error) {
+	res := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
+	s := &state{
+		cfg:      c.cfg,
+		pass:     pass,
+		res:      res,
+		info:     pass.TypesInfo,
+		opaque:   make(map[*types.TypeName]*NoUnwrap),
+		reported: make(map[*types.TypeName]bool),
+	}
+	// Facts are exported whether or not the package uses contexts: a
+	// dependent package may store cancellation in these types.
+	s.exportFacts()
+	if !res.ImportsContext {
+		return nil, nil
+	}
+	s.rep = analysisutil.NewReporter(pass)
+	s.rt = res.ImportsRuntime()
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	filter := []ast.Node{
+		(*ast.CallExpr)(nil), (*ast.CompositeLit)(nil), (*ast.BinaryExpr)(nil),
+		(*ast.SwitchStmt)(nil), (*ast.CommClause)(nil), (*ast.IfStmt)(nil),
+	}
+	for cur := range ins.Root().Preorder(filter...) {
+		if !c.cfg.Tests && strings.HasSuffix(pass.Fset.File(cur.Node().Pos()).Name(), "_test.go") {
+			continue
+		}
+		switch n := cur.Node().(type) {
+		case *ast.CallExpr:
+			s.checkCall(cur, n)
+		case *ast.CompositeLit:
+			s.checkCompositeLit(cur, n)
+		case *ast.BinaryExpr:
+			s.checkCompare(cur, n)
+		case *ast.SwitchStmt:
+			s.checkSwitch(cur, n)
+		case *ast.CommClause:
+			s.checkDoneClause(cur, n)
+		case *ast.IfStmt:
+			s.checkCancelIf(cur, n)
+		}
+	}
+	s.rep.Finish()
+	return nil, nil
+}
+
+// atLeast reports whether the file holding pos is compiled with Go at
+// least v ("go1.20"). Unknown versions count as recent.
+func (s *state) atLeast(pos token.Pos, v string) bool {
+	file := analysisutil.FileOf(s.pass, pos)
+	fv := ""
+	if file != nil {
+		fv = s.info.FileVersions[file]
+	}
+	if fv == "" {
+		fv = s.pass.Pkg.GoVersion()
+	}
+	return fv == "" || version.Compare(fv, v) >= 0
+}
+
+// propagated reports whether the error value at cur reaches a caller or
+// another goroutine: it is returned, assigned to something used other than
+// by logging, sent, stored in a field or composite, or passed to a
+// function. A value only logged, panicked or discarded is not.
+func (s *state) propagated(cur inspector.Cursor) bool {
+	for c := cur; ; c = c.Parent() {
+		p := c.Parent()
+		switch pn := p.Node().(type) {
+		case *ast.ParenExpr, *ast.KeyValueExpr, *ast.CompositeLit:
+			continue
+		case *ast.UnaryExpr:
+			if pn.Op == token.AND {
+				continue
+			}
+			return false
+		case *ast.CallExpr:
+			if analysisutil.IsLogOrPanic(s.info, pn) {
+				return false
+			}
+			if c.Node() == pn.Fun {
+				return false
+			}
+			fn := analysisutil.Callee(s.info, pn)
+			if analysisutil.IsFunc(fn, "errors", "Join") || analysisutil.IsFunc(fn, "fmt", "Errorf") {
+				continue // the result is what matters
+			}
+			return true
+		case *ast.ReturnStmt, *ast.SendStmt:
+			return true
+		case *ast.AssignStmt:
+			for i, r := range pn.Rhs {
+				if r != c.Node() || i >= len(pn.Lhs) {
+					continue
+				}
+				return s.targetUsed(c, pn.Lhs[i])
+			}
+			if len(pn.Rhs) == 1 && len(pn.Lhs) > 1 {
+				return true
+			}
+			return false
+		case *ast.ValueSpec:
+			for i, v := range pn.Values {
+				if v == c.Node() && i < len(pn.Names) {
+					return s.targetUsed(c, pn.Names[i])
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+}
+
+// targetUsed reports whether the assignment target lhs is used after the
+// assignment other than by logging.
+func (s *state) targetUsed(c inspector.Cursor, lhs ast.Expr) bool {
+	id, ok := ast.Unparen(lhs).(*ast.Ident)
+	if !ok {
+		return true // a field, an element, a dereference: stored
+	}
+	if id.Name == "_" {
+		return false
+	}
+	obj := s.info.ObjectOf(id)
+	v, ok := obj.(*types.Var)
+	if !ok {
+		return false
+	}
+	if v.Parent() == s.pass.Pkg.Scope() {
+		return true
+	}
+	f := s.res.Enclosing(c)
+	if f == nil {
+		return true
+	}
+	// Uses after the assignment, outside logging calls.
+	return analysisutil.UsedOutsideLogsAfter(s.info, f.Body, obj, c.Node().End())
+}
+
+// source returns the text of n as written, or "" when the file cannot be
+// read.
+func (s *state) source(n ast.Node) string {
+	tf := s.pass.Fset.File(n.Pos())
+	if tf == nil || s.pass.ReadFile == nil {
+		return ""
+	}
+	src, err := s.pass.ReadFile(tf.Name())
+	if err != nil {
+		return ""
+	}
+	start, end := tf.Offset(n.Pos()), tf.Offset(n.End())
+	if end > len(src) {
+		return ""
+	}
+	return string(src[start:end])
+}
+
+// inIsMethod reports whether cur is inside a method `Is(error) bool`,
+// where comparing the target with == is the contract.
+func (s *state) inIsMethod(cur inspector.Cursor) bool {
+	for e := range cur.Enclosing((*ast.FuncDecl)(nil)) {
+		d := e.Node().(*ast.FuncDecl)
+		return d.Recv != nil && d.Name.Name == "Is"
+	}
+	return false
+}

@@ -1,0 +1,184 @@
+package foldedtimeout
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// NoUnwrap is an object fact on the *types.TypeName of an error type that
+// stores errors in fields but has no Unwrap, Is or As method: whatever it
+// stores is invisible to errors.Is and errors.As.
+type NoUnwrap struct {
+	// Fields are the names of the error-typed fields, in order.
+	Fields []string
+}
+
+// AFact marks NoUnwrap as an analysis fact.
+func (*NoUnwrap) AFact() {}
+
+func (f *NoUnwrap) String() string { return "noUnwrap(" + strings.Join(f.Fields, ",") + ")" }
+
+// exportFacts exports NoUnwrap for the package's opaque error types.
+func (s *state) exportFacts() {
+	scope := s.pass.Pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		if f := opaqueFields(tn); f != nil {
+			fact := &NoUnwrap{Fields: f}
+			s.opaque[tn] = fact
+			s.pass.ExportObjectFact(tn, fact)
+		}
+	}
+}
+
+// opaqueFields returns the error-typed fields of an error type without
+// Unwrap, Is or As methods, or nil.
+func opaqueFields(tn *types.TypeName) []string {
+	named, ok := tn.Type().(*types.Named)
+	if !ok {
+		return nil
+	}
+	st, ok := named.Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	ptr := types.NewPointer(named)
+	if !analysisutil.IsError(ptr) {
+		return nil
+	}
+	for _, m := range []string{"Unwrap", "Is", "As"} {
+		if obj, _, _ := types.LookupFieldOrMethod(ptr, true, tn.Pkg(), m); obj != nil {
+			return nil
+		}
+	}
+	var fields []string
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Embedded() && analysisutil.IsErrorInterface(f.Type()) {
+			fields = append(fields, f.Name())
+		}
+	}
+	return fields
+}
+
+// factOf returns the NoUnwrap fact of the type of a composite literal.
+func (s *state) factOf(t types.Type) (*types.TypeName, *NoUnwrap) {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return nil, nil
+	}
+	tn := named.Origin().Obj()
+	if f, ok := s.opaque[tn]; ok {
+		return tn, f
+	}
+	var f NoUnwrap
+	if tn.Pkg() != s.pass.Pkg && s.pass.ImportObjectFact(tn, &f) {
+		return tn, &f
+	}
+	return nil, nil
+}
+
+// checkCompositeLit reports &OpError{Err: err} where err may carry
+// cancellation and OpError has no Unwrap method. A type of this package is
+// reported once, at its first such use, with a fix that adds Unwrap.
+func (s *state) checkCompositeLit(cur inspector.Cursor, lit *ast.CompositeLit) {
+	tn, fact := s.factOf(s.info.TypeOf(lit))
+	if fact == nil || s.reported[tn] {
+		return
+	}
+	st, ok := tn.Type().Underlying().(*types.Struct)
+	if !ok {
+		return
+	}
+	var field string
+	var value ast.Expr
+	for i, elt := range lit.Elts {
+		name, v := "", elt
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok {
+				name, v = id.Name, kv.Value
+			}
+		} else if i < st.NumFields() {
+			name = st.Field(i).Name()
+		}
+		if contains(fact.Fields, name) && s.res.MayCarryCancel(v) {
+			field, value = name, v
+			break
+		}
+	}
+	if value == nil || !s.propagated(cur) {
+		return
+	}
+	d := analysis.Diagnostic{
+		Pos: lit.Pos(),
+		End: lit.End(),
+		Message: fmt.Sprintf("%s stores %s, which may carry cancellation, in field %s but has no Unwrap method, so errors.Is(err, context.Canceled) is false for callers",
+			tn.Name(), types.ExprString(value), field),
+	}
+	if tn.Pkg() == s.pass.Pkg {
+		s.reported[tn] = true
+		d.Related = []analysis.RelatedInformation{{Pos: tn.Pos(), End: tn.Pos(), Message: tn.Name() + " is declared here"}}
+		if len(fact.Fields) == 1 {
+			d.SuggestedFixes = s.unwrapFix(tn, fact.Fields[0])
+		}
+	}
+	s.rep.Report(d)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrapFix adds `func (e *T) Unwrap() error { return e.Field }` after the
+// type's Error method, with the same receiver.
+func (s *state) unwrapFix(tn *types.TypeName, field string) []analysis.SuggestedFix {
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, tn.Pkg(), "Error")
+	m, ok := obj.(*types.Func)
+	if !ok || m.Pkg() != s.pass.Pkg {
+		return nil
+	}
+	if named, ok := tn.Type().(*types.Named); ok && named.TypeParams().Len() > 0 {
+		return nil
+	}
+	file := analysisutil.FileOf(s.pass, m.Pos())
+	if file == nil {
+		return nil
+	}
+	for _, decl := range file.Decls {
+		fd, ok := decl.(*ast.FuncDecl)
+		if !ok || fd.Name.Pos() != m.Pos() || fd.Recv == nil || len(fd.Recv.List) != 1 {
+			continue
+		}
+		recv := fd.Recv.List[0]
+		if len(recv.Names) != 1 || recv.Names[0].Name == "_" {
+			return nil
+		}
+		rname := recv.Names[0].Name
+		rtype := s.source(recv.Type)
+		if rtype == "" {
+			return nil
+		}
+		text := fmt.Sprintf("\n\n// Unwrap returns the error in %s, so that errors.Is and errors.As see through %s.\nfunc (%s %s) Unwrap() error { return %s.%s }",
+			field, tn.Name(), rname, rtype, rname, field)
+		return []analysis.SuggestedFix{{
+			Message:   "Add an Unwrap method to " + tn.Name(),
+			TextEdits: []analysis.TextEdit{{Pos: fd.End(), End: fd.End(), NewText: []byte(text)}},
+		}}
+	}
+	return nil
+}

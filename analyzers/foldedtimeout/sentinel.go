@@ -1,0 +1,300 @@
+package foldedtimeout
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"regexp"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// timeoutWord matches names and messages that say "timeout".
+var timeoutWord = regexp.MustCompile(`(?i)time[ds]?[ _-]?out|deadline`)
+
+// checkDoneClause reports `case <-ctx.Done(): return ErrX` where ErrX is a
+// new error or sentinel that does not carry the context's end.
+func (s *state) checkDoneClause(cur inspector.Cursor, cc *ast.CommClause) {
+	if cc.Comm == nil {
+		return
+	}
+	x := s.res.DoneContext(cc.Comm)
+	if x == nil || !s.ctxOwned(x) || s.res.Detached(x) || s.res.DeadlineOnly(x) {
+		return
+	}
+	s.checkReturns(cur, cc.Body, x, nil, true)
+}
+
+// checkCancelIf reports `if ctx.Err() != nil { return ErrX }` the same way,
+// and `if errors.Is(err, context.Canceled) || ... { return ErrTimeout }`.
+func (s *state) checkCancelIf(cur inspector.Cursor, n *ast.IfStmt) {
+	t, ok := s.res.CancelTestOf(n.Cond)
+	if !ok || !t.Canceled {
+		return
+	}
+	if t.Ctx != nil {
+		if !s.ctxOwned(t.Ctx) || s.res.Detached(t.Ctx) || s.res.DeadlineOnly(t.Ctx) {
+			return
+		}
+		// Only a test that admits both ends hides which one happened
+		// behind a new error; a test for Canceled alone may name it.
+		s.checkReturns(cur, n.Body.List, t.Ctx, t.Err, t.Deadline)
+		return
+	}
+	if t.Err != nil {
+		s.checkReturns(cur, n.Body.List, nil, t.Err, false)
+	}
+}
+
+// checkReturns inspects the top-level returns of a branch taken when ctx
+// (or the error errExpr) reports cancellation. generic says a new error
+// that is not a timeout is reported too.
+func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr ast.Expr, generic bool) {
+	f := s.res.Enclosing(cur)
+	if f == nil {
+		return
+	}
+	idx := analysisutil.ErrorResult(f.Sig)
+	if idx < 0 {
+		return
+	}
+	for _, st := range body {
+		ret, ok := st.(*ast.ReturnStmt)
+		if !ok || len(ret.Results) != f.Sig.Results().Len() {
+			continue
+		}
+		e := ret.Results[idx]
+		kind, name := s.newError(e)
+		if kind == "" {
+			continue
+		}
+		timeout := timeoutWord.MatchString(name)
+		if !timeout && !generic {
+			continue
+		}
+		what := "the context's end"
+		if ctx != nil {
+			what = types.ExprString(ctx) + "'s end"
+		} else if errExpr != nil {
+			what = "the cancellation in " + types.ExprString(errExpr)
+		}
+		var msg string
+		if timeout {
+			msg = fmt.Sprintf("%s reports %s as a timeout: a canceled request (the client left, shutdown) is counted and retried as a timeout, and errors.Is(err, context.Canceled) is false; wrap the cause too", types.ExprString(e), what)
+		} else {
+			msg = fmt.Sprintf("%s replaces %s with a new %s, so callers cannot tell cancellation from failure: errors.Is(err, context.Canceled) is false; wrap the cause", types.ExprString(e), what, kind)
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos:            e.Pos(),
+			End:            e.End(),
+			Message:        msg,
+			SuggestedFixes: s.wrapCauseFixes(e, ctx, errExpr),
+		})
+	}
+}
+
+// newError classifies an error expression that carries nothing of a
+// context: "error" for errors.New/fmt.Errorf, "sentinel" for a package
+// variable, "error value" for a composite literal. It returns "" for nil,
+// carriers, local variables and other calls. name is the text to test for
+// "timeout": the sentinel's name or the message.
+func (s *state) newError(e ast.Expr) (kind, name string) {
+	e = ast.Unparen(e)
+	if isNil(s.info, e) || s.res.MayCarryCancel(e) {
+		return "", ""
+	}
+	switch e := e.(type) {
+	case *ast.CallExpr:
+		if !analysisutil.IsCallToFunc(s.info, e, "errors", "New") && !analysisutil.IsCallToFunc(s.info, e, "fmt", "Errorf") {
+			return "", ""
+		}
+		// A fmt.Errorf that wraps anything (%w) keeps some identity.
+		for _, sp := range spansOf(s.info, e) {
+			if sp.verb == 'w' {
+				return "", ""
+			}
+		}
+		msg := ""
+		if len(e.Args) > 0 {
+			if tv, ok := s.info.Types[e.Args[0]]; ok && tv.Value != nil {
+				msg = tv.Value.ExactString()
+			}
+		}
+		return "error", msg
+	case *ast.Ident, *ast.SelectorExpr:
+		var id *ast.Ident
+		if sel, ok := e.(*ast.SelectorExpr); ok {
+			id = sel.Sel
+		} else {
+			id = e.(*ast.Ident)
+		}
+		v, ok := s.info.ObjectOf(id).(*types.Var)
+		if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() || ctxflow.ContextSentinel(s.info, e) != "" {
+			return "", ""
+		}
+		if hasMethod(v.Type(), "Is") || hasMethod(v.Type(), "Unwrap") {
+			return "", "" // it may match the context's errors itself
+		}
+		return "sentinel", v.Name() + " " + s.sentinelMessage(v)
+	case *ast.UnaryExpr:
+		if _, ok := e.X.(*ast.CompositeLit); ok && e.Op == token.AND {
+			return s.newError(e.X)
+		}
+	case *ast.CompositeLit:
+		t := s.info.TypeOf(e)
+		if t == nil || hasMethod(t, "Unwrap") || hasMethod(t, "Is") {
+			return "", ""
+		}
+		return "error value", types.ExprString(e.Type)
+	}
+	return "", ""
+}
+
+// sentinelMessage returns the message of a package variable initialised
+// with errors.New("...") in this package, or "".
+func (s *state) sentinelMessage(v *types.Var) string {
+	if v.Pkg() != s.pass.Pkg {
+		return ""
+	}
+	for _, file := range s.pass.Files {
+		if v.Pos() < file.FileStart || v.Pos() > file.FileEnd {
+			continue
+		}
+		for _, decl := range file.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if name.Pos() != v.Pos() || i >= len(vs.Values) {
+						continue
+					}
+					if call, ok := vs.Values[i].(*ast.CallExpr); ok && len(call.Args) > 0 {
+						if tv, ok := s.info.Types[call.Args[0]]; ok && tv.Value != nil {
+							return tv.Value.ExactString()
+						}
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func hasMethod(t types.Type, name string) bool {
+	if _, ok := t.Underlying().(*types.Interface); ok && !types.Identical(t, types.Universe.Lookup("error").Type()) {
+		obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
+		return obj != nil
+	}
+	if _, isPtr := t.(*types.Pointer); !isPtr {
+		t = types.NewPointer(t)
+	}
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
+	_, ok := obj.(*types.Func)
+	return ok
+}
+
+func spansOf(info *types.Info, call *ast.CallExpr) []verbSpan {
+	if len(call.Args) == 0 {
+		return nil
+	}
+	return formatSpans(info, call)
+}
+
+// ctxOwned reports whether the context expression x belongs to the
+// function's caller: a parameter or local variable (or r.Context()), not a
+// field or package variable, whose end means the object itself closed.
+func (s *state) ctxOwned(x ast.Expr) bool {
+	switch x := ast.Unparen(x).(type) {
+	case *ast.Ident:
+		v, ok := s.info.ObjectOf(x).(*types.Var)
+		return ok && !v.IsField() && v.Parent() != nil && v.Pkg() != nil && v.Parent() != v.Pkg().Scope()
+	case *ast.CallExpr:
+		sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr)
+		return ok && analysisutil.IsHTTPRequest(s.info.TypeOf(sel.X)) && sel.Sel.Name == "Context"
+	}
+	return false
+}
+
+// wrapCauseFixes rewrites a new error e so that it also carries the
+// context's end:
+//
+//	ErrX                -> fmt.Errorf("%w: %w", ErrX, context.Cause(ctx))   (Go 1.20)
+//	errors.New("msg")   -> fmt.Errorf("msg: %w", context.Cause(ctx))
+//	fmt.Errorf("f", a)  -> fmt.Errorf("f: %w", a, context.Cause(ctx))
+//
+// and, when the package uses the runtime, stop.Wrap(ctx, e).
+func (s *state) wrapCauseFixes(e, ctx, errExpr ast.Expr) []analysis.SuggestedFix {
+	file := analysisutil.FileOf(s.pass, e.Pos())
+	if file == nil {
+		return nil
+	}
+	var cause string
+	var causeEdits []analysis.TextEdit
+	switch {
+	case ctx != nil:
+		c := s.source(ctx)
+		if c == "" {
+			return nil
+		}
+		var name string
+		name, causeEdits = analysisutil.AddImport(s.info, file, e.Pos(), "context")
+		cause = name + ".Cause(" + c + ")"
+	case errExpr != nil:
+		cause = s.source(errExpr)
+		if cause == "" {
+			return nil
+		}
+	default:
+		return nil
+	}
+	fmtName, fmtEdits := analysisutil.AddImport(s.info, file, e.Pos(), "fmt")
+	var text string
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident, *ast.SelectorExpr:
+		if s.atLeast(e.Pos(), "go1.20") {
+			text = fmt.Sprintf("%s.Errorf(\"%%w: %%w\", %s, %s)", fmtName, s.source(x), cause)
+		}
+	case *ast.CallExpr:
+		lit, ok := ast.Unparen(x.Args[0]).(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			break
+		}
+		body, q := lit.Value[1:len(lit.Value)-1], lit.Value[:1]
+		args := ""
+		if analysisutil.IsCallToFunc(s.info, x, "errors", "New") {
+			body = strings.ReplaceAll(body, "%", "%%")
+		} else {
+			for _, a := range x.Args[1:] {
+				args += s.source(a) + ", "
+			}
+		}
+		text = fmt.Sprintf("%s.Errorf(%s%s: %%w%s, %s%s)", fmtName, q, body, q, args, cause)
+	}
+	var fixes []analysis.SuggestedFix
+	if len(fmtEdits) > 0 && len(causeEdits) > 0 {
+		text = "" // two imports at one place: leave it to the user
+	}
+	if text != "" {
+		edits := []analysis.TextEdit{{Pos: e.Pos(), End: e.End(), NewText: []byte(text)}}
+		edits = append(edits, fmtEdits...)
+		edits = append(edits, causeEdits...)
+		fixes = append(fixes, analysis.SuggestedFix{Message: "Wrap the cause with %w", TextEdits: edits})
+	}
+	if s.rt && ctx != nil {
+		name, edits := analysisutil.AddImport(s.info, file, e.Pos(), ctxflow.RuntimeModule+"/stop")
+		if src := s.source(e); src != "" {
+			edits = append([]analysis.TextEdit{{Pos: e.Pos(), End: e.End(), NewText: []byte(name + ".Wrap(" + s.source(ctx) + ", " + src + ")")}}, edits...)
+			fixes = append(fixes, analysis.SuggestedFix{Message: "Attach the context's end with stop.Wrap", TextEdits: edits})
+		}
+	}
+	return fixes
+}

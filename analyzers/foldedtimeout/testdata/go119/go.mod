@@ -1,0 +1,3 @@
+module example.com/go119
+
+go 1.19

@@ -1,0 +1,98 @@
+package fix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"store"
+)
+
+var ErrTimeout = errors.New("timed out")
+
+type QueryError struct { // want QueryError:"noUnwrap\\(Err\\)"
+	Query string
+	Err   error
+}
+
+func (e *QueryError) Error() string { return e.Query + ": " + e.Err.Error() }
+
+func verb(ctx context.Context, k string) error {
+	if err := store.Put(ctx, k, "v"); err != nil {
+		return fmt.Errorf("put %q: %v", k, err) // want `formats err with %v`
+	}
+	return nil
+}
+
+func errorText(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		return fmt.Errorf("put: %s", err.Error()) // want `formats err with %s`
+	}
+	return nil
+}
+
+func text(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		return errors.New(err.Error()) // want `builds a new error`
+	}
+	return nil
+}
+
+func prefixed(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		return errors.New("100% failed: " + err.Error()) // want `builds a new error`
+	}
+	return nil
+}
+
+func timeout(ctx context.Context, ch <-chan int) (int, error) {
+	select {
+	case <-ctx.Done():
+		return 0, ErrTimeout // want `reports ctx's end as a timeout`
+	case v := <-ch:
+		return v, nil
+	}
+}
+
+func aborted(ctx context.Context, ch <-chan int) (int, error) {
+	select {
+	case <-ctx.Done():
+		return 0, errors.New("50% done, aborted") // want `replaces ctx's end with a new error`
+	case v := <-ch:
+		return v, nil
+	}
+}
+
+func stopped(ctx context.Context, n int) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("stopped after %d items", n) // want `replaces ctx's end with a new error`
+	}
+	return nil
+}
+
+func eq(ctx context.Context) bool {
+	err := store.Put(ctx, "k", "v")
+	return err != context.Canceled // want `misses a wrapped cancellation`
+}
+
+func sw(ctx context.Context) int {
+	err := store.Put(ctx, "k", "v")
+	switch err { // want `switch on err`
+	case nil:
+		return 0
+	case context.Canceled, context.DeadlineExceeded:
+		return 1
+	}
+	return 2
+}
+
+func swapped(err error) bool {
+	return errors.Is(context.DeadlineExceeded, err) // want `swapped`
+}
+
+func query(ctx context.Context, q string) error {
+	if err := store.Put(ctx, q, "v"); err != nil {
+		return &QueryError{Query: q, Err: err} // want `QueryError stores err`
+	}
+	return nil
+}

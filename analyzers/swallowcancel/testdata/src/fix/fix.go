@@ -1,0 +1,74 @@
+package fix
+
+import (
+	"context"
+	"log"
+
+	"store"
+)
+
+type item struct{ id string }
+
+func dropAssign(ctx context.Context, k string) (int, error) {
+	_ = store.Put(ctx, k, "v") // want `dropped`
+	return 1, nil
+}
+
+func dropTuple(ctx context.Context, k string) (string, error) {
+	v, _ := store.Get(ctx, k) // want `dropped`
+	return v, nil
+}
+
+func dropBare(ctx context.Context, k string) error {
+	store.Put(ctx, k, "v") // want `dropped`
+	return nil
+}
+
+func loopDrop(ctx context.Context, items []item) (*item, error) {
+	for _, it := range items {
+		_ = store.Put(ctx, it.id, "v") // want `dropped`
+	}
+	return nil, nil
+}
+
+func loopNoResults(ctx context.Context, items []item) {
+	for _, it := range items {
+		store.Put(ctx, it.id, "v") // want `dropped`
+	}
+}
+
+func loopLogged(ctx context.Context, items []item) ([]string, error) {
+	var done []string
+	for _, it := range items {
+		if err := store.Put(ctx, it.id, "v"); err != nil { // want `only logged`
+			log.Printf("put %s: %v", it.id, err)
+			continue
+		}
+		done = append(done, it.id)
+	}
+	return done, nil
+}
+
+func nilOnError(ctx context.Context, k string) (string, error) {
+	v, err := store.Get(ctx, k)
+	if err != nil { // want `returns a nil error instead`
+		return "", nil
+	}
+	return v, nil
+}
+
+func doneNil(ctx context.Context, ch <-chan int) (int, error) {
+	select {
+	case <-ctx.Done():
+		return 0, nil // want `returns a nil error when ctx is done`
+	case v := <-ch:
+		return v, nil
+	}
+}
+
+func errNil(ctx context.Context) error {
+	if err := ctx.Err(); err != nil { // want `when err is a cancellation`
+		return nil
+	}
+	return nil
+}
