@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/cancelcheck/cancelcheck/analyzers/detachedctx"
+	"github.com/cancelcheck/cancelcheck/analyzers/foldedtimeout"
 	"github.com/cancelcheck/cancelcheck/analyzers/leaseleak"
 	"github.com/cancelcheck/cancelcheck/analyzers/orphansend"
 	"github.com/cancelcheck/cancelcheck/analyzers/retrycancel"
@@ -117,6 +118,7 @@ var Checks = []Check{
 	// CHECKS
 	check(leaseleak.Analyzer, "v0.1.0", leaseleak.New),
 	check(swallowcancel.Analyzer, "v0.1.0", swallowcancel.New),
+	check(foldedtimeout.Analyzer, "v0.1.0", foldedtimeout.New),
 	check(retrycancel.Analyzer, "v0.1.0", retrycancel.New),
 	check(detachedctx.Analyzer, "v0.1.0", detachedctx.New),
 	check(untrackedgo.Analyzer, "v0.1.0", untrackedgo.New),
