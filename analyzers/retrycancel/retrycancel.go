@@ -133,6 +133,10 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 		l.exits = true
 	}
 	st.scan(cur, l)
+	if r, ok := stmt.(*ast.RangeStmt); ok && isTimeChan(st.info.TypeOf(r.X)) && !l.checked {
+		// for range ticker.C: the wait is the loop itself.
+		l.sleeps = append([]sleep{{stmt: &ast.ExprStmt{X: r.X}, desc: "ranging over " + types.ExprString(r.X)}}, l.sleeps...)
+	}
 	ctxExpr, ctxObj := st.loopContext(l)
 	if ctxExpr == "" {
 		return // no context in reach and none used: nothing can end
@@ -390,8 +394,8 @@ func (st *state) innermostLoop(c inspector.Cursor) ast.Node {
 	return nil
 }
 
-// sleepStmt recognizes time.Sleep(d) and <-time.After(d) (or a receive from
-// a timer's channel) used as a statement.
+// sleepStmt recognizes time.Sleep(d) and <-time.After(d) used as a
+// statement.
 func (st *state) sleepStmt(s *ast.ExprStmt) (sleep, bool) {
 	switch x := ast.Unparen(s.X).(type) {
 	case *ast.CallExpr:
@@ -405,9 +409,8 @@ func (st *state) sleepStmt(s *ast.ExprStmt) (sleep, bool) {
 		if call, ok := ast.Unparen(x.X).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(st.info, call, "time", "After") && len(call.Args) == 1 {
 			return sleep{stmt: s, dur: call.Args[0], desc: "<-time.After"}, true
 		}
-		if isTimeChan(st.info.TypeOf(x.X)) {
-			return sleep{stmt: s, desc: "this receive from a timer"}, true
-		}
+		// A bare receive from a timer's channel is often the drain after
+		// Stop (if !t.Stop() { <-t.C }): not reported.
 	}
 	return sleep{}, false
 }

@@ -94,7 +94,7 @@ func Fetch(ctx context.Context, c *Client) (string, error) {
 func Refresh(ctx context.Context, c *Client) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
-	for range t.C { // want `calls c.Ping again after it fails without checking ctx`
+	for range t.C { // want `ranging over t.C ignores ctx and the loop never checks it: once ctx is canceled this retry loop keeps sleeping and trying again until the range ends`
 		if err := c.Ping(ctx); err != nil {
 			log.Print(err)
 		}
@@ -492,4 +492,39 @@ func Servers(ctx context.Context, servers []string, attempts int) error {
 		}
 	}
 	return lastErr
+}
+
+type queue struct{}
+
+var errDisposed = errors.New("disposed")
+
+func (q *queue) Peek() (string, error) { return "", nil }
+
+func process(ctx context.Context, s string) {}
+
+// A ticker-driven retry worker that is handed ctx but never selects on it
+// (the failback-invoker shape): its only exit is the queue being disposed.
+func Failback(ctx context.Context, q *queue) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for range t.C { // want `ranging over t.C ignores ctx`
+		v, err := q.Peek()
+		if err == errDisposed {
+			return
+		}
+		go process(ctx, v)
+	}
+}
+
+// The same worker checking ctx on every tick.
+func FailbackChecked(ctx context.Context, q *queue) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for range t.C {
+		if ctx.Err() != nil {
+			return
+		}
+		v, _ := q.Peek()
+		go process(ctx, v)
+	}
 }
