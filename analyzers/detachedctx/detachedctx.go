@@ -119,7 +119,7 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	if !ok {
 		return analysis.Diagnostic{}, false
 	}
-	if st.afterEnd(cur, f, call) || st.nilFallback(cur, f) {
+	if st.afterEnd(cur, f, call) || st.nilFallback(cur, f) || st.inAfterFunc(cur) {
 		return analysis.Diagnostic{}, false
 	}
 	fl := st.follow(cur, f, 0)
@@ -197,8 +197,13 @@ func funcName(f *ctxflow.Func) string {
 // function count only when the literal uses one of them: a goroutine that
 // never looks at its spawner's context is detached on purpose.
 func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.Context, bool) {
-	goLit := enclosingGoLit(cur)
+	goLit := st.enclosingGoLit(cur)
 	for _, c := range f.Contexts {
+		if c.Kind == ctxflow.FieldContext && shutdownMethod(f) {
+			// Close, Stop, Shutdown: the receiver's context is the one
+			// being torn down; the shutdown work needs a live one.
+			continue
+		}
 		if goLit == nil || inside(c.Obj.Pos(), goLit) {
 			return c, true
 		}
@@ -209,22 +214,65 @@ func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.
 	return ctxflow.Context{}, false
 }
 
-// enclosingGoLit returns the outermost function literal enclosing cur that is
-// started by a go statement, or nil.
-func enclosingGoLit(cur inspector.Cursor) *ast.FuncLit {
+// enclosingGoLit returns the outermost function literal enclosing cur that
+// runs detached from its caller's lifetime: started by a go statement,
+// registered to run later (time.AfterFunc), or run once for many callers
+// (sync.Once.Do, sync.OnceFunc and friends, singleflight's Do and DoChan).
+// It returns nil when there is none.
+func (st *state) enclosingGoLit(cur inspector.Cursor) *ast.FuncLit {
 	var out *ast.FuncLit
 	for c := cur.Parent(); c.Node() != nil; c = c.Parent() {
 		lit, ok := c.Node().(*ast.FuncLit)
 		if !ok {
 			continue
 		}
-		if call, ok := c.Parent().Node().(*ast.CallExpr); ok && ast.Unparen(call.Fun) == lit {
+		call, ok := c.Parent().Node().(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		if ast.Unparen(call.Fun) == lit {
 			if _, ok := c.Parent().Parent().Node().(*ast.GoStmt); ok {
 				out = lit
 			}
+			continue
+		}
+		if sharedRunner(analysisutil.Callee(st.pass.TypesInfo, call)) {
+			out = lit
 		}
 	}
 	return out
+}
+
+// sharedRunner reports whether fn runs a function argument outside its
+// caller's lifetime: later, or once on behalf of many callers.
+func sharedRunner(fn *types.Func) bool {
+	switch {
+	case fn == nil:
+		return false
+	case analysisutil.IsFunc(fn, "time", "AfterFunc"),
+		analysisutil.IsMethod(fn, "sync", "Once", "Do"),
+		analysisutil.IsFunc(fn, "sync", "OnceFunc"),
+		analysisutil.IsFunc(fn, "sync", "OnceValue"),
+		analysisutil.IsFunc(fn, "sync", "OnceValues"),
+		analysisutil.IsMethod(fn, "golang.org/x/sync/singleflight", "Group", "Do"),
+		analysisutil.IsMethod(fn, "golang.org/x/sync/singleflight", "Group", "DoChan"):
+		return true
+	}
+	return false
+}
+
+// inAfterFunc reports whether cur lies in a function literal passed to
+// context.AfterFunc: it runs after the context ended.
+func (st *state) inAfterFunc(cur inspector.Cursor) bool {
+	for c := cur.Parent(); c.Node() != nil; c = c.Parent() {
+		if _, ok := c.Node().(*ast.FuncLit); !ok {
+			continue
+		}
+		if call, ok := c.Parent().Node().(*ast.CallExpr); ok && analysisutil.IsCallToFunc(st.pass.TypesInfo, call, "context", "AfterFunc") {
+			return true
+		}
+	}
+	return false
 }
 
 func inside(pos token.Pos, n ast.Node) bool { return n.Pos() <= pos && pos < n.End() }
@@ -600,6 +648,24 @@ func calleeName(info *types.Info, call *ast.CallExpr) string {
 		return fun.Sel.Name
 	}
 	return ""
+}
+
+// shutdownMethod reports whether f, or the method enclosing the literal f,
+// is named for shutting down (Close, Stop, Shutdown, Drain, Terminate...).
+func shutdownMethod(f *ctxflow.Func) bool {
+	for g := f; g != nil; g = g.Parent {
+		if g.Obj == nil {
+			continue
+		}
+		for _, w := range splitCamel(g.Obj.Name()) {
+			switch strings.ToLower(w) {
+			case "close", "stop", "shutdown", "drain", "terminate", "teardown", "cleanup", "destroy":
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 var cleanupWords = map[string]bool{
