@@ -74,4 +74,9 @@ func TestConfig(t *testing.T) {
 	if stdout, stderr, code := run(t, dir, "-format=text", "-config", other, "./a"); code != ExitClean {
 		t.Errorf("-config %s: exit %d\n%s%s", other, code, stdout, stderr)
 	}
+	// Editing it invalidates go vet's cached results.
+	writeFile(t, other, "checks:\n  demo: true\n  directive: false\n")
+	if stdout, _, code := run(t, dir, "-format=text", "-config", other, "./a"); code != ExitFindings || !strings.Contains(stdout, "[demo]") {
+		t.Errorf("-config %s after an edit: exit %d (stale cache?)\n%s", other, code, stdout)
+	}
 }

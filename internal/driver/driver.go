@@ -13,7 +13,8 @@ package driver
 
 import (
 	"bytes"
-	"encoding/json"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -194,7 +195,12 @@ func (c *command) run(args []string) int {
 		vetArgs = append(vetArgs, "-tags="+*tags)
 	}
 	if *configPath != "" {
-		vetArgs = append(vetArgs, "-config="+cfgFile)
+		data, err := os.ReadFile(cfgFile)
+		if err != nil {
+			return c.errorf("%v", err)
+		}
+		sum := sha256.Sum256(data)
+		vetArgs = append(vetArgs, "-config="+cfgFile, "-config-hash="+hex.EncodeToString(sum[:8]))
 	}
 	if set["tests"] {
 		vetArgs = append(vetArgs, "-tests="+strconv.FormatBool(*tests))
@@ -345,5 +351,3 @@ func checkInfo(checks []analyzers.Check, name string) (analyzers.Check, bool) {
 	}
 	return analyzers.Check{}, false
 }
-
-var _ = json.Marshal

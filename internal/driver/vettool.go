@@ -118,6 +118,9 @@ func vetTool(checks []analyzers.Check, args []string) int {
 		configPath = fs.String("config", "", "configuration file (default: the nearest "+config.FileName+" above the package)")
 		tests      = fs.Bool("tests", true, "analyze _test.go files")
 	)
+	// The standalone driver passes the content hash of -config so that go
+	// vet's cache, keyed by the tool's flags, notices edits to the file.
+	fs.String("config-hash", "", "content hash of the -config file (part of go vet's cache key)")
 	enable := make(map[string]*triState)
 	for _, chk := range checks {
 		ts := new(triState)
