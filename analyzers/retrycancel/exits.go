@@ -75,11 +75,20 @@ func (st *state) exitFinal(c inspector.Cursor, l *loop, carrier bool) bool {
 			if child != n.Body && child != n.Else {
 				break
 			}
+			if st.holdsBound(child, l) {
+				// if ready { if err := f(ctx); err != nil { return err } }:
+				// the outer test decides whether the call is made, not
+				// what happens when it fails.
+				break
+			}
 			guards++
 			if st.classify(n.Cond, then) != guardFinal {
 				return false
 			}
 		case *ast.CaseClause:
+			if st.holdsBound(n, l) {
+				break
+			}
 			guards++
 			if st.classifyCase(p, n) != guardFinal {
 				return false
@@ -95,6 +104,16 @@ func (st *state) exitFinal(c inspector.Cursor, l *loop, carrier bool) bool {
 		return carrier
 	}
 	return true
+}
+
+// holdsBound reports whether n contains one of the loop's bound calls.
+func (st *state) holdsBound(n ast.Node, l *loop) bool {
+	for _, call := range l.bound {
+		if inside(call.Pos(), n) {
+			return true
+		}
+	}
+	return false
 }
 
 // stopChannel reports whether comm receives from a channel that is neither a

@@ -528,3 +528,37 @@ func FailbackChecked(ctx context.Context, q *queue) {
 		go process(ctx, v)
 	}
 }
+
+type gate struct{ set chan struct{} }
+
+func (g *gate) waitAndLock(ctx context.Context) error {
+	select {
+	case <-g.set:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+type stream struct {
+	outctx  context.Context
+	outgate gate
+}
+
+// The wait happens only when blocked, and its error is returned (the QUIC
+// stream write shape): the outer test guards the call, not its failure.
+func (s *stream) Write(b []byte) (n int, err error) {
+	canWrite := false
+	for {
+		if len(b) > 0 && !canWrite {
+			if err := s.outgate.waitAndLock(s.outctx); err != nil {
+				return n, err
+			}
+		}
+		if len(b) == 0 {
+			break
+		}
+		b = b[1:]
+	}
+	return n, nil
+}
