@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
@@ -65,21 +66,13 @@ func (a *analysis) classify(g *Goroutine) {
 				for _, i := range a.signals(n) {
 					addRoot(n.Args[i])
 				}
-				if g.Lit != nil && g.AddInside == nil && isWaitGroupAdd(a.info, n) {
-					if obj := rootObj(a.info, n.Fun.(*ast.SelectorExpr).X); obj != nil && outside(obj) {
-						g.AddInside = n
-					}
-				}
+
 			}
 			return true
 		})
 	}
-	if g.AddInside != nil {
-		// Only when the goroutine counts itself: Add and Done on the same
-		// WaitGroup.
-		if obj := rootObj(a.info, g.AddInside.Fun.(*ast.SelectorExpr).X); !roots[obj] {
-			g.AddInside = nil
-		}
+	if g.Lit != nil {
+		g.AddInside = a.addInside(g.Lit, outside)
 	}
 	local := map[types.Object]bool{}
 	for obj := range roots {
@@ -120,7 +113,8 @@ func (a *analysis) classify(g *Goroutine) {
 			}
 		}
 	}
-	if len(reasons) == 0 && isCollectionLoop(a.info, g.Loop) && !g.Bound && !exempt && len(local) == 0 {
+	if len(reasons) == 0 && isCollectionLoop(a.info, g.Loop) && !g.Bound && !exempt && len(local) == 0 &&
+		(g.Lit != nil || g.Callee != nil) && !a.inTestFile(g.Start.Pos()) {
 		loopRule = true
 	}
 	if len(reasons) == 0 && !loopRule {
@@ -179,6 +173,33 @@ func (a *analysis) classify(g *Goroutine) {
 	} else if len(local) > 0 {
 		g.Join = "joined on every path"
 	}
+}
+
+// addInside returns a WaitGroup.Add call of lit's own body (not of a
+// nested literal) on a WaitGroup from outside on which the body itself also
+// calls Done: the goroutine counts itself, racing with Wait.
+func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) *ast.CallExpr {
+	var add *ast.CallExpr
+	done := map[types.Object]bool{}
+	inspectNode(lit.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			sel, _ := call.Fun.(*ast.SelectorExpr)
+			switch {
+			case sel == nil:
+			case isWaitGroupDone(a.info, call):
+				done[rootObj(a.info, sel.X)] = true
+			case isWaitGroupAdd(a.info, call) && add == nil:
+				if obj := rootObj(a.info, sel.X); obj != nil && outside(obj) {
+					add = call
+				}
+			}
+		}
+		return true
+	})
+	if add == nil || !done[rootObj(a.info, add.Fun.(*ast.SelectorExpr).X)] {
+		return nil
+	}
+	return add
 }
 
 // pathToExit searches for a path from node i of block b to a normal return
@@ -449,6 +470,12 @@ func isCollectionLoop(info *types.Info, l ast.Stmt) bool {
 		return l.Init != nil && l.Cond != nil && l.Post != nil
 	}
 	return false
+}
+
+// inTestFile reports whether pos is in a _test.go file, where goroutines
+// per element are mostly deliberate stress.
+func (a *analysis) inTestFile(pos token.Pos) bool {
+	return strings.HasSuffix(a.pass.Fset.File(pos).Name(), "_test.go")
 }
 
 // isMain reports whether f is main.main or an init function: goroutines

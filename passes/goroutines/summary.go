@@ -65,7 +65,7 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 			if i, ok := paramIdx(n.Call.Fun); ok && isFuncType(sig.Params().At(i).Type()) {
 				s.spawns[i] = true
 			}
-			if lit, ok := n.Call.Fun.(*ast.FuncLit); ok {
+			if lit, ok := n.Call.Fun.(*ast.FuncLit); ok && !a.signalsAnything(lit.Body) {
 				ast.Inspect(lit.Body, func(m ast.Node) bool {
 					if call, ok := m.(*ast.CallExpr); ok {
 						if i, ok := paramIdx(call.Fun); ok && isFuncType(sig.Params().At(i).Type()) {
@@ -80,6 +80,23 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 	})
 	s.bound = a.isBound(decl.Body, func(obj types.Object) bool { _, ok := params[obj]; return ok || isField(obj) })
 	return s
+}
+
+// signalsAnything reports whether body calls WaitGroup.Done, closes or
+// sends on a channel: a goroutine that reports back (as in
+// sync.WaitGroup.Go and testing.B.RunParallel) is not fire-and-forget.
+func (a *analysis) signalsAnything(body ast.Node) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SendStmt:
+			found = true
+		case *ast.CallExpr:
+			found = isWaitGroupDone(a.info, n) || a.isBuiltin(n, "close")
+		}
+		return !found
+	})
+	return found
 }
 
 // signals returns the argument indexes of call through which the callee
