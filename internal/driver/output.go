@@ -262,7 +262,16 @@ func (r *renderer) fixPreview(fx Fix) []string {
 		if len(files) > 1 {
 			out = append(out, " "+relPath(r.wd, file)+":")
 		}
-		for _, h := range unifiedHunks(splitLines(string(src)), splitLines(string(fixed)), 0) {
+		a, b := splitLines(string(src)), splitLines(string(fixed))
+		hunks := unifiedHunks(a, b, 0)
+		for _, h := range hunks {
+			if h.an == 0 {
+				// A pure insertion: show the line before it to place it.
+				hunks = unifiedHunks(a, b, 1)
+				break
+			}
+		}
+		for _, h := range hunks {
 			for _, l := range h.lines {
 				out = append(out, strings.TrimSuffix(l, "\n"))
 			}
