@@ -18,9 +18,10 @@ func (r *Result) CallMayCarryCancel(call *ast.CallExpr, idx int) bool {
 
 // detachedCall reports whether every context or request call passes is
 // detached, so that its error cannot carry a caller's cancellation. Calls
-// that carry cancellation by a fact (a receiver context) are never detached.
+// of functions that take no context but carry cancellation (a receiver
+// context) are never detached.
 func (r *Result) detachedCall(call *ast.CallExpr) bool {
-	if fn := analysisutil.Callee(r.info, call); fn != nil &&
+	if fn := analysisutil.Callee(r.info, call); fn != nil && !takesContext(fn.Type().(*types.Signature)) &&
 		(r.local[fn] || r.pass.ImportObjectFact(fn.Origin(), new(CarriesCancel))) {
 		return false
 	}

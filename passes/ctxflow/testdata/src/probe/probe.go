@@ -68,3 +68,26 @@ func sentinel() error {
 func request(ctx context.Context) (*http.Request, error) {
 	return http.NewRequestWithContext(ctx, "GET", "/", nil)
 }
+
+func flat(ctx context.Context) error { return ctx.Err() } // want `carrier in flat`
+
+func detachedArg(ctx context.Context) error {
+	return flat(context.WithoutCancel(ctx))
+}
+
+func detachedVar() error {
+	bg := context.WithValue(context.Background(), "k", "v")
+	return flat(bg)
+}
+
+func timedVar() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 1)
+	defer cancel()
+	return flat(ctx) // want `carrier in timedVar`
+}
+
+func selfWrap(ctx context.Context) error {
+	err := fetch(ctx)
+	err = fmt.Errorf("x: %v", err)
+	return err
+}

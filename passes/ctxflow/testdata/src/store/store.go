@@ -57,3 +57,24 @@ func (s *Store) Reassigned() error {
 	err = Parse("x")
 	return err
 }
+
+// Detached passes context.Background() to a context-bound function: its
+// error cannot carry a caller's cancellation, so no fact.
+func Detached() error {
+	_, err := Load(context.Background(), "k")
+	return err
+}
+
+// WithoutCancel detaches too.
+func WithoutCancel(ctx context.Context) error {
+	return Flat(context.WithoutCancel(ctx))
+}
+
+func Flat(ctx context.Context) error { return ctx.Err() }
+
+// Timed has a deadline of its own: it may time out.
+func (s *Store) Timed() error { // want Timed:"carriesCancel"
+	ctx, cancel := context.WithTimeout(context.Background(), 1)
+	defer cancel()
+	return Flat(ctx)
+}
