@@ -68,6 +68,13 @@ func TestConfig(t *testing.T) {
 	}
 	os.Remove(cfg)
 
+	// A broken file nearer to a package is found by the vet tool.
+	writeFile(t, filepath.Join(dir, "a", ".cancelcheck.yml"), "chekcs: {}\n")
+	if _, stderr, code := run(t, dir, "./a"); code != ExitError || !strings.Contains(stderr, `a/.cancelcheck.yml:1: unknown key "chekcs"`) {
+		t.Errorf("nested bad config: exit %d\n%s", code, stderr)
+	}
+	os.Remove(filepath.Join(dir, "a", ".cancelcheck.yml"))
+
 	// -config names a file anywhere.
 	other := filepath.Join(t.TempDir(), "cc.yml")
 	writeFile(t, other, "checks:\n  demo: false\n  directive: false\n")

@@ -241,10 +241,15 @@ func (c *command) run(args []string) int {
 	// type-check, or (rarely) the vet tool failing outright.
 	if runErr != nil || strings.Contains(stderr.String(), "\n# ") {
 		text := strings.TrimRight(stderr.String(), "\n")
-		if strings.Contains(text, "panic: ") || strings.Contains(text, "go: error obtaining buildID") {
+		switch {
+		case strings.Contains(text, config.FileName+":"):
+			// A configuration file nearer to some packages is broken.
+			fmt.Fprintf(c.stderr, "cancelcheck: bad configuration:\n%s\n", text)
+			exit = ExitError
+		case strings.Contains(text, "panic: ") || strings.Contains(text, "go: error obtaining buildID"):
 			fmt.Fprintf(c.stderr, "cancelcheck: internal error running the vet tool; please report it at %s:\n%s\n", bugURL, text)
 			exit = ExitError
-		} else {
+		default:
 			fmt.Fprintf(c.stderr, "cancelcheck: some packages could not be loaded or type-checked, so they were not analyzed:\n%s\n", text)
 			exit = ExitLoad
 		}
