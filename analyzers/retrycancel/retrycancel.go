@@ -4,9 +4,11 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -149,7 +151,8 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 				calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
-	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && l.exits):
+	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && l.exits) &&
+		!(l.checked && st.shortSleep(l.sleeps[0])):
 		s := l.sleeps[0]
 		var msg string
 		if l.checked {
@@ -169,6 +172,21 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
 	}
+}
+
+// shortSleep reports whether s waits a constant duration under 100ms: in a
+// loop that checks its context, the delay it adds to cancellation does not
+// matter.
+func (st *state) shortSleep(s sleep) bool {
+	if s.dur == nil {
+		return false
+	}
+	tv, ok := st.info.Types[s.dur]
+	if !ok || tv.Value == nil {
+		return false
+	}
+	d, ok := constant.Int64Val(constant.ToInt(tv.Value))
+	return ok && d < int64(100*time.Millisecond)
 }
 
 // until describes how long a loop that ignores cancellation goes on.
@@ -409,8 +427,16 @@ func (st *state) sleepStmt(s *ast.ExprStmt) (sleep, bool) {
 		if call, ok := ast.Unparen(x.X).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(st.info, call, "time", "After") && len(call.Args) == 1 {
 			return sleep{stmt: s, dur: call.Args[0], desc: "<-time.After"}, true
 		}
-		// A bare receive from a timer's channel is often the drain after
-		// Stop (if !t.Stop() { <-t.C }): not reported.
+		// <-ticker.C waits for the next tick. A bare receive from a
+		// timer's channel is often the drain after Stop
+		// (if !t.Stop() { <-t.C }): not reported.
+		if sel, ok := ast.Unparen(x.X).(*ast.SelectorExpr); ok && sel.Sel.Name == "C" {
+			if t := st.info.TypeOf(sel.X); t != nil {
+				if p, ok := t.Underlying().(*types.Pointer); ok && analysisutil.IsNamed(p.Elem(), "time", "Ticker") {
+					return sleep{stmt: s, desc: "<-" + types.ExprString(x.X)}, true
+				}
+			}
+		}
 	}
 	return sleep{}, false
 }

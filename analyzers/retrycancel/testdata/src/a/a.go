@@ -562,3 +562,96 @@ func (s *stream) Write(b []byte) (n int, err error) {
 	}
 	return n, nil
 }
+
+// <-ticker.C as the wait of a poll loop.
+func TickerWait(ctx context.Context, c *Client) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		<-t.C // want `<-t.C ignores ctx`
+		if err := c.Ping(ctx); err == nil {
+			return
+		}
+	}
+}
+
+// A short constant pause in a loop that checks ctx: negligible delay.
+func ShortPause(ctx context.Context, c *Client) {
+	for ctx.Err() == nil {
+		_ = c.Ping(ctx)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A consumer loop that logs and continues on every error: it spins once
+// ctx is canceled.
+func Consume(ctx context.Context, c *Client) {
+	for { // want `calls c.Get again after it fails without checking ctx`
+		v, err := c.Get(ctx, "queue")
+		if err != nil {
+			log.Printf("receive: %v", err)
+			continue
+		}
+		log.Print(v)
+	}
+}
+
+// A periodic worker: no exit at all, sleeps between rounds.
+func Periodic(ctx context.Context, c *Client) {
+	for {
+		if err := c.Ping(ctx); err != nil {
+			log.Print(err)
+		}
+		time.Sleep(30 * time.Second) // want `time.Sleep ignores ctx and the loop never checks it`
+	}
+}
+
+// A status poll that returns errors but sleeps uninterruptibly.
+func PollStatus(ctx context.Context, c *Client) (string, error) {
+	for {
+		s, err := c.Get(ctx, "status")
+		if err != nil {
+			return "", err
+		}
+		if s == "done" {
+			return s, nil
+		}
+		time.Sleep(5 * time.Second) // want `time.Sleep ignores ctx: once ctx is canceled this retry loop still sleeps out its backoff`
+	}
+}
+
+// The same poll with a select: clean.
+func PollStatusSelect(ctx context.Context, c *Client) (string, error) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-t.C:
+		}
+		s, err := c.Get(ctx, "status")
+		if err != nil {
+			return "", err
+		}
+		if s == "done" {
+			return s, nil
+		}
+		t.Reset(5 * time.Second)
+	}
+}
+
+// A reconnect goroutine with an error-checking consumer.
+func Subscribe(ctx context.Context, c *Client) {
+	for {
+		v, err := c.Get(ctx, "sub")
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			log.Print(err)
+			continue
+		}
+		log.Print(v)
+	}
+}
