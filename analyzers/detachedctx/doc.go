@@ -63,7 +63,14 @@
 //     or created inside a `go func() {...}()` literal that never uses the
 //     spawner's context (a background worker detached on purpose; untrackedgo
 //     owns goroutine lifetimes). A goroutine that uses the spawner's context
-//     and also makes a fresh one is reported;
+//     and also makes a fresh one is reported. Literals run later or once for
+//     many callers (time.AfterFunc, sync.Once.Do, sync.OnceFunc/OnceValue/
+//     OnceValues, singleflight's Do and DoChan) are treated the same way:
+//     one caller's cancellation must not fail the others. Literals passed to
+//     context.AfterFunc run after the context ended and are never reported;
+//   - in a method named for shutting down (Close, Stop, Shutdown, Drain,
+//     Terminate, Teardown, Cleanup, Destroy), a context field of the
+//     receiver does not count as in reach: it is the one being torn down;
 //   - a fresh context made after the context in reach has ended: below a
 //     `<-ctx.Done()` statement, in a `case <-ctx.Done():` clause, after a
 //     select with such a case, or inside `if ctx.Err() != nil {...}`

@@ -18,10 +18,13 @@
 //   - the loop retries when the error is context.DeadlineExceeded or
 //     context.Canceled of a context from outside the loop (retrying a
 //     per-attempt timeout derived inside the loop is fine);
-//   - the loop's backoff is time.Sleep, a bare `<-time.After(d)` or a
-//     select over timers only, while a context is in reach: the sleep
-//     cannot be interrupted, and when the loop has no other context check
-//     it retries after cancellation too;
+//   - the loop's wait is time.Sleep, a bare `<-time.After(d)`, a bare
+//     `<-ticker.C`, a select over timers only, or the loop ranges over a
+//     ticker, while a context is in reach: the wait cannot be interrupted,
+//     and when the loop has no other context check it retries after
+//     cancellation too (a constant pause under 100ms in a loop that does
+//     check is not reported; a loop with no exit and no bound call is a
+//     deliberate hang, not a poll);
 //   - the loop calls a context-bound function whose error may carry
 //     cancellation and never checks the context, so its only exits are
 //     success, an attempt counter, or errors other than cancellation.
@@ -76,8 +79,14 @@
 // the checksContext fact); a loop that leaves on the bound call's error
 // (returns it, wraps it, or returns or breaks under `err != nil` or an
 // unknown classifier such as `!retryable(err)`); a loop with an exit on a
-// receive from a stop channel; loops over collections (swallowcancel's
-// business); and functions with no context in reach and no bound call.
+// receive from a stop channel; a loop whose condition classifies the error
+// (`for i < 2 && retryable(err)`); loops over collections, and bound calls
+// inside a nested walk over a collection (swallowcancel's business); loops
+// whose only context is a local context.Background() or TODO() (it never
+// ends); functions with no context in reach and no bound call; and _test.go
+// files (set include_tests to check them). A test that decides whether the
+// bound call runs (`if blocked { if err := wait(ctx); err != nil { return
+// err } }`) does not count as a guard of its failure.
 //
 // To silence one finding, give a reason:
 //
