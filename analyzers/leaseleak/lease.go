@@ -78,6 +78,17 @@ func (l *lease) check() {
 			}
 		}
 	}
+	// A deferred closure registered earlier that releases the variable
+	// (defer func() { if f != nil { f.Close() } }()) covers every return.
+	for c := range f.cur.Preorder((*ast.DeferStmt)(nil)) {
+		ds := c.Node().(*ast.DeferStmt)
+		if ds.Pos() >= l.stmt.Pos() {
+			break
+		}
+		if fn, _ := enclosingFunc(c); fn == f.cur.Node() && f.s.own.UseOf(ds, l.objs, l.kind()) != ownership.Borrow {
+			return
+		}
+	}
 	w := &walker{
 		info:  info,
 		start: l.block,

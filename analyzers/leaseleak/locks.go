@@ -131,6 +131,11 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 			if found {
 				return false
 			}
+			if _, isGo := x.(*ast.GoStmt); isGo && explicitOnly && root == f.body {
+				// An unlock by another goroutine (a lock used to
+				// wait for it) is not this function's own release.
+				return false
+			}
 			if !explicitOnly {
 				switch x := x.(type) {
 				case *ast.SelectorExpr:

@@ -175,7 +175,7 @@ func run(pass *analysis.Pass) (any, error) {
 			if r.releasedFields[fu.field] {
 				continue
 			}
-			if r.classify(fu.stack, generic, map[types.Object]bool{fu.field: true}) != Borrow {
+			if aliased(fu.stack) || r.classify(fu.stack, generic, map[types.Object]bool{fu.field: true}) != Borrow {
 				r.releasedFields[fu.field] = true
 				changed = true
 			}
@@ -352,4 +352,29 @@ func (r *Result) handedElsewhere(body ast.Node, v types.Object, k *Kind) bool {
 		return true
 	})
 	return found
+}
+
+// aliased reports whether the field selection ending stack (..., sel,
+// sel.Sel) is copied into a variable (x := s.f), whose later release we
+// do not follow: count it as released.
+func aliased(stack []ast.Node) bool {
+	if len(stack) < 3 {
+		return false
+	}
+	sel := stack[len(stack)-2]
+	switch p := stack[len(stack)-3].(type) {
+	case *ast.AssignStmt:
+		for _, r := range p.Rhs {
+			if r == sel {
+				return true
+			}
+		}
+	case *ast.ValueSpec:
+		for _, v := range p.Values {
+			if v == sel {
+				return true
+			}
+		}
+	}
+	return false
 }

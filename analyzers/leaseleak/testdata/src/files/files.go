@@ -192,3 +192,26 @@ func maybeLog(path string, verbose bool) error {
 	}
 	return nil
 }
+
+// A deferred closure registered before the acquisition closes the file.
+func spill(parts [][]byte, dir string) error {
+	var file *os.File
+	defer func() {
+		if file != nil {
+			file.Close()
+		}
+	}()
+	for _, p := range parts {
+		if file == nil {
+			var err error
+			file, err = os.CreateTemp(dir, "spill-")
+			if err != nil {
+				return err
+			}
+		}
+		if _, err := file.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

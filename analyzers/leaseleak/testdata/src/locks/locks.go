@@ -201,3 +201,14 @@ func (r *rows) grab() (func(), error) {
 }
 
 func (r *rows) release() { r.closemu.RUnlock() }
+
+// A mutex used to wait for a goroutine: the goroutine unlocks it.
+func waitWithMutex(work func()) {
+	var m sync.Mutex
+	m.Lock()
+	go func() {
+		work()
+		m.Unlock()
+	}()
+	m.Lock() // wait
+}
