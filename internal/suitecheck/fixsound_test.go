@@ -26,7 +26,9 @@ type vetDiag struct {
 // the file and the message.
 type finding struct{ check, file, message string }
 
-func (f finding) String() string { return fmt.Sprintf("%s: %s: %s", filepath.Base(f.file), f.check, f.message) }
+func (f finding) String() string {
+	return fmt.Sprintf("%s: %s: %s", filepath.Base(f.file), f.check, f.message)
+}
 
 // A scratch is a copy of real code the fixes may rewrite.
 type scratch struct {
