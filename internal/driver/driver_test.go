@@ -68,6 +68,11 @@ func TestPanicKeepsOthers(t *testing.T) {
 	if !strings.Contains(stdout, "a.go:12:9: the call to Bad") {
 		t.Errorf("findings on package a lost after the panic on boom:\n%s", stdout)
 	}
+	// A panic in a pass is reported through the check that requires it.
+	_, stderr, code := run(t, dir, "-format=text", "./fragile", "./clean")
+	if code != ExitError || !strings.Contains(stderr, "fragile.go:2:1: internal error: the fragile pass panicked on package example.com/fixture/fragile: fragile pass gave up (at internal/driver/main_test.go:") {
+		t.Errorf("panic in a pass: exit %d\n%s", code, stderr)
+	}
 }
 
 func TestListExplain(t *testing.T) {

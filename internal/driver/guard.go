@@ -120,8 +120,10 @@ func panicSite() string {
 			sawPanic = sawPanic || f.Function == "runtime.gopanic" || strings.HasPrefix(f.Function, "runtime.panic")
 		} else if sawPanic {
 			file := f.File
-			if i := strings.Index(file, "/cancelcheck/"); i >= 0 {
-				file = file[i+len("/cancelcheck/"):]
+			if i := strings.LastIndex(file, "/cancelcheck/"); i >= 0 {
+				file = file[i+len("/cancelcheck/"):] // module-relative
+			} else if parts := strings.Split(file, "/"); len(parts) > 3 {
+				file = strings.Join(parts[len(parts)-3:], "/")
 			}
 			return fmt.Sprintf(" (at %s:%d in %s)", file, f.Line, f.Function)
 		}

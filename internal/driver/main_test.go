@@ -47,6 +47,18 @@ const demoDoc = `demo: report calls to Bad, which return the wrong answer
 
 Calls to Bad return 1 where 2 is wanted. Call Good instead.`
 
+// fragile is a pass (it reports nothing) that panics on package fragile.
+var fragile = &analysis.Analyzer{
+	Name: "fragile",
+	Doc:  "fragile: a pass that panics on package fragile",
+	Run: func(pass *analysis.Pass) (any, error) {
+		if pass.Pkg.Name() == "fragile" {
+			panic("fragile pass gave up")
+		}
+		return nil, nil
+	},
+}
+
 // newDemo returns the demo check: it reports calls to a function named Bad
 // with a fix that calls Good, and panics on package boom.
 func newDemo(cfg demoConfig) *analysis.Analyzer {
@@ -54,7 +66,7 @@ func newDemo(cfg demoConfig) *analysis.Analyzer {
 		Name:     "demo",
 		Doc:      demoDoc,
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/demo.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, fragile},
 		Run: func(pass *analysis.Pass) (any, error) {
 			if pass.Pkg.Name() == "boom" {
 				files := pass.Files[:0]
