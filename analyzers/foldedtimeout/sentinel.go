@@ -151,6 +151,14 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 		if t == nil || hasMethod(t, "Unwrap") || hasMethod(t, "Is") {
 			return "", ""
 		}
+		for _, elt := range e.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				elt = kv.Value
+			}
+			if analysisutil.IsError(s.info.TypeOf(elt)) && s.res.MayCarryCancel(elt) {
+				return "", "" // it stores the end; a missing Unwrap is the NoUnwrap finding
+			}
+		}
 		return "error value", types.ExprString(e.Type)
 	}
 	return "", ""

@@ -525,6 +525,9 @@ func neverCarries(fn *types.Func) bool {
 	if fn.Pkg() == nil {
 		return false
 	}
+	if logHandler(fn) {
+		return true
+	}
 	switch fn.Pkg().Path() {
 	case "context":
 		return true
@@ -532,6 +535,21 @@ func neverCarries(fn *types.Func) bool {
 		return fn.Name() == "NewRequestWithContext"
 	case "errors", "fmt":
 		return true
+	}
+	return false
+}
+
+// logHandler reports whether fn takes a slog.Record: a log handler, whose
+// context carries values for the record, not a cancellation to report.
+func logHandler(fn *types.Func) bool {
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil {
+		return false
+	}
+	for i := range sig.Params().Len() {
+		if analysisutil.IsNamed(sig.Params().At(i).Type(), "log/slog", "Record") {
+			return true
+		}
 	}
 	return false
 }

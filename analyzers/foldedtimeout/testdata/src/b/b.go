@@ -38,3 +38,12 @@ func logged(ctx context.Context) {
 		log.Print(&errs.OpError{Op: "put", Err: err})
 	}
 }
+
+func doneStored(ctx context.Context, ch <-chan int) error {
+	select {
+	case <-ctx.Done():
+		return &errs.OpError{Op: "wait", Err: ctx.Err()} // want `OpError stores ctx.Err\(\)`
+	case <-ch:
+		return nil
+	}
+}

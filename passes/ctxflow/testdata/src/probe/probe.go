@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 )
 
@@ -90,4 +91,12 @@ func selfWrap(ctx context.Context) error {
 	err := fetch(ctx)
 	err = fmt.Errorf("x: %v", err)
 	return err
+}
+
+type logHandler struct{}
+
+func (logHandler) Handle(ctx context.Context, r slog.Record) error { return ctx.Err() } // want `carrier in Handle`
+
+func logs(ctx context.Context, h logHandler) error {
+	return h.Handle(ctx, slog.Record{})
 }
