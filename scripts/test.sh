@@ -25,6 +25,15 @@ go test ./...
 echo "== golangci-lint plugin end to end"
 CANCELCHECK_E2E=1 go test -run TestGolangciLintE2E ./plugin/
 
+# The suite as a vet tool over every package of std and of this module's
+# dependencies (no panic, no internal error; a few minutes), and every
+# suggested fix applied to copies of x/sync, x/tools, staticcheck and the
+# checks' fixtures (builds, vet-clean, not reported again, idempotent).
+echo "== end to end: no crash on std and dependencies, fixes that compile"
+CANCELCHECK_E2E=1 go test -timeout 60m -run '^(TestNoCrash|TestFixSoundness)' ./internal/suitecheck/
+echo "== fuzz the whole suite on mutated fixtures (bounded)"
+go test -run '^$' -fuzz '^FuzzSuite$' -fuzztime 30s ./internal/suitecheck/
+
 if [ -d rt ]; then
 	echo "== go test -race (runtime module rt/)"
 	(cd rt && go vet ./... && go test -race ./...)
