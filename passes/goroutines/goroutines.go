@@ -264,6 +264,10 @@ type owner struct {
 	// ctxs are the owner's contexts: context parameters, request
 	// parameters, and locals derived from them.
 	ctxs map[types.Object]bool
+	// canceled are contexts the owner derives and cancels in a defer: a
+	// goroutine using one ends when the owner returns (dialParallel's
+	// racers), it is bound to the owner's return.
+	canceled map[types.Object]bool
 	// w and r are the parameters of an http handler owner.
 	w, r types.Object
 }
@@ -283,7 +287,8 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 		a.owners[f.Node] = nil
 		return nil
 	}
-	o := &owner{fn: f, cfg: g, comms: map[ast.Node]bool{}, ctxs: map[types.Object]bool{}}
+	o := &owner{fn: f, cfg: g, comms: map[ast.Node]bool{}, ctxs: map[types.Object]bool{}, canceled: map[types.Object]bool{}}
+	cancelOf := map[types.Object]types.Object{} // cancel func -> its context
 	a.owners[f.Node] = o
 	params := f.Sig.Params()
 	for i := range params.Len() {
@@ -322,6 +327,17 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 			if a.derivedFrom(n.Rhs[0], o.ctxs) {
 				if obj := rootObj(a.info, n.Lhs[0]); obj != nil && analysisutil.IsContext(obj.Type()) {
 					o.ctxs[obj] = true
+					if len(n.Lhs) == 2 {
+						if c := rootObj(a.info, n.Lhs[1]); c != nil {
+							cancelOf[c] = obj
+						}
+					}
+				}
+			}
+		case *ast.DeferStmt:
+			if id, ok := ast.Unparen(n.Call.Fun).(*ast.Ident); ok {
+				if ctx := cancelOf[a.info.Uses[id]]; ctx != nil {
+					o.canceled[ctx] = true
 				}
 			}
 		}

@@ -199,6 +199,17 @@ func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) 
 	if add == nil || !done[rootObj(a.info, add.Fun.(*ast.SelectorExpr).X)] {
 		return nil
 	}
+	// An Add followed by a nested go statement counts that goroutine.
+	nested := false
+	inspectNode(lit.Body, func(n ast.Node) bool {
+		if gs, ok := n.(*ast.GoStmt); ok && gs.Pos() > add.Pos() {
+			nested = true
+		}
+		return !nested
+	})
+	if nested {
+		return nil
+	}
 	return add
 }
 
@@ -319,7 +330,7 @@ func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bo
 					add(UseRequest, obj, id.Pos())
 				}
 			case o.ctxs[obj]:
-				if !a.watchOnly(c) {
+				if !a.watchOnly(c) && !o.canceled[obj] {
 					add(UseContext, obj, id.Pos())
 				}
 			case g.Lit != nil && a.isWrite(c) && a.declaredIn(obj, o.fn) && a.readAfter(o, g, obj):

@@ -105,11 +105,11 @@ func processAll(items []string) {
 	}
 }
 
-// A derived context canceled by the owner's defer.
-func withTimeout(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	go func() { // want `goroutine uses the context ctx of withTimeout`
+// A derived context the owner does not cancel on return: the caller's
+// cancellation still cuts the work off after the owner returned.
+func withValue(ctx context.Context) error {
+	ctx = context.WithValue(ctx, "k", "v")
+	go func() { // want `goroutine uses the context ctx of withValue`
 		fetch(ctx, "x")
 	}()
 	return nil
@@ -282,6 +282,38 @@ func dispatch(jobs <-chan string) {
 	for j := range jobs {
 		go process(j)
 	}
+}
+
+// Racers on a context the owner cancels when it returns (net.dialParallel):
+// they are bound to the owner's return.
+func okRacers(ctx context.Context, addrs []string) (Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := func(ctx context.Context, a string) { fetch(ctx, a) }
+	go start(ctx, addrs[0])
+	go func() { fetch(ctx, addrs[1]) }()
+	return Result{}, nil
+}
+
+// An Add in a goroutine that counts the goroutine it starts next.
+func okAcceptLoop(l net.Listener) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				handleConn(c)
+			}()
+		}
+	}()
+	wg.Wait()
 }
 
 // Fire-and-forget with no owner state.
