@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"go/format"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -68,10 +70,28 @@ func overlaps(e Edit, accepted []Edit) bool {
 // prints a unified diff instead of writing. It returns ExitFindings if
 // findings remain unfixed or (with diff) the diff is not empty.
 func (c *command) applyFixes(wd string, findings []*Finding, diff bool) (int, error) {
+	// Like go vet -fix, never rewrite the standard library or the module
+	// cache (dependencies).
+	var readOnly []string
+	if out, err := exec.Command("go", "env", "GOROOT", "GOMODCACHE").Output(); err == nil {
+		for _, dir := range strings.Fields(string(out)) {
+			readOnly = append(readOnly, filepath.Clean(dir)+string(filepath.Separator))
+		}
+	}
+	fixable := func(fx Fix) bool {
+		for _, e := range fx.Edits {
+			for _, dir := range readOnly {
+				if strings.HasPrefix(e.File, dir) {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	perFile := make(map[string][]Edit)
 	var unfixed []*Finding
 	for _, f := range findings {
-		if len(f.Fixes) == 0 {
+		if len(f.Fixes) == 0 || !fixable(f.Fixes[0]) {
 			unfixed = append(unfixed, f)
 			continue
 		}
