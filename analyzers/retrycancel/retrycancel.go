@@ -135,6 +135,7 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 		l.exits = true
 	}
 	st.scan(cur, l)
+	st.dropWalks(l)
 	if r, ok := stmt.(*ast.RangeStmt); ok && isTimeChan(st.info.TypeOf(r.X)) && !l.checked {
 		// for range ticker.C: the wait is the loop itself.
 		l.sleeps = append([]sleep{{stmt: &ast.ExprStmt{X: r.X}, desc: "ranging over " + types.ExprString(r.X)}}, l.sleeps...)
@@ -171,6 +172,77 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 				calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
+	}
+}
+
+// dropWalks removes from l.bound the calls whose arguments change from one
+// iteration to the next (a variable the loop assigns, other than a context):
+// such a loop walks pages, versions or nodes rather than retrying the same
+// work, and an error it drops belongs to swallowcancel. If no bound call is
+// left, the loop is not judged a retry of a failing call.
+func (st *state) dropWalks(l *loop) {
+	if len(l.bound) == 0 {
+		return
+	}
+	assigned := make(map[types.Object]bool)
+	mark := func(e ast.Expr) {
+		for {
+			switch x := ast.Unparen(e).(type) {
+			case *ast.Ident:
+				if obj := st.info.ObjectOf(x); obj != nil {
+					assigned[obj] = true
+				}
+				return
+			case *ast.IndexExpr:
+				e = x.X
+			case *ast.SelectorExpr:
+				e = x.X
+			case *ast.StarExpr:
+				e = x.X
+			default:
+				return
+			}
+		}
+	}
+	ast.Inspect(l.stmt, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, lhs := range n.Lhs {
+				mark(lhs)
+			}
+		case *ast.IncDecStmt:
+			mark(n.X)
+		case *ast.RangeStmt:
+			if n.Key != nil {
+				mark(n.Key)
+			}
+			if n.Value != nil {
+				mark(n.Value)
+			}
+		}
+		return true
+	})
+	kept := l.bound[:0]
+	for _, call := range l.bound {
+		variant := false
+		for _, arg := range call.Args {
+			if analysisutil.IsContext(st.info.TypeOf(arg)) {
+				continue
+			}
+			ast.Inspect(arg, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && assigned[st.info.ObjectOf(id)] {
+					variant = true
+				}
+				return !variant
+			})
+		}
+		if !variant {
+			kept = append(kept, call)
+		}
+	}
+	l.bound = kept
+	if len(l.bound) == 0 {
+		l.retryErr = nil
 	}
 }
 

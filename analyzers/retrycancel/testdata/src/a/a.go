@@ -655,3 +655,22 @@ func Subscribe(ctx context.Context, c *Client) {
 		log.Print(v)
 	}
 }
+
+func listPage(ctx context.Context, token string) ([]string, string, error) { return nil, "", nil }
+
+// A walk over pages: the call's argument changes every round; not a retry.
+func Pages(ctx context.Context) []string {
+	var all []string
+	token := ""
+	for {
+		items, next, err := listPage(ctx, token)
+		if err != nil {
+			log.Print(err)
+		}
+		all = append(all, items...)
+		if next == "" {
+			return all
+		}
+		token = next
+	}
+}
