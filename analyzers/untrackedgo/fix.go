@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/format"
 	"go/types"
+	"go/version"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -14,10 +15,14 @@ import (
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
-const scopePath = "github.com/cancelcheck/cancelcheck/rt/scope"
+const (
+	scopePath    = "github.com/cancelcheck/cancelcheck/rt/scope"
+	errgroupPath = "golang.org/x/sync/errgroup"
+)
 
-// scopeFix runs the goroutine in a scope of the runtime that the owner
-// waits for where it returns:
+// scopeFix runs the goroutine in a scope of the runtime (or, in a file that
+// already imports errgroup, an errgroup.Group) that the owner waits for
+// where it returns:
 //
 //	sc, _ := scope.New(ctx)
 //	defer sc.Wait()
@@ -37,35 +42,52 @@ func scopeFix(pass *analysis.Pass, g *goroutines.Goroutine) (analysis.SuggestedF
 	if sig == nil || sig.Params().Len() > 0 || sig.Results().Len() > 0 {
 		return none, false
 	}
-	if len(g.Owner.Contexts) == 0 || g.Owner.Contexts[0].Outer || g.Owner.Contexts[0].Kind == ctxflow.FieldContext {
-		return none, false
-	}
-	ctxExpr := g.Owner.Contexts[0].Expr
 	file := analysisutil.FileOf(pass, gs.Pos())
 	if file == nil {
 		return none, false
 	}
-	ctxName := analysisutil.ImportName(file, "context")
-	if ctxName == "" {
-		return none, false
+	free := func(name string) bool {
+		scope := pass.TypesInfo.Scopes[file].Innermost(gs.Pos())
+		if scope == nil {
+			return false
+		}
+		_, obj := scope.LookupParent(name, gs.Pos())
+		return obj == nil
 	}
-	// "sc" must be free in the owner.
-	if scope := pass.TypesInfo.Scopes[file].Innermost(gs.Pos()); scope != nil {
-		if _, obj := scope.LookupParent("sc", gs.Pos()); obj != nil {
+	body := g.Owner.Body
+	var edits []analysis.TextEdit
+	var message string
+	if eg := analysisutil.ImportName(file, errgroupPath); eg != "" {
+		// The package already uses errgroup: a Group the owner waits for.
+		if !free("eg") {
 			return none, false
 		}
+		edits = append(edits,
+			analysis.TextEdit{Pos: body.Lbrace + 1, End: body.Lbrace + 1,
+				NewText: fmt.Appendf(nil, "\nvar eg %s.Group\ndefer eg.Wait()", eg)},
+			analysis.TextEdit{Pos: gs.Pos(), End: g.Lit.Body.Lbrace + 1, NewText: []byte("eg.Go(func() error {")})
+		message = "Run the goroutine in an errgroup.Group that " + g.Owner.Name() + " waits for before returning"
+	} else {
+		if len(g.Owner.Contexts) == 0 || g.Owner.Contexts[0].Outer || g.Owner.Contexts[0].Kind == ctxflow.FieldContext {
+			return none, false
+		}
+		// The runtime module needs Go 1.21.
+		if v := pass.TypesInfo.FileVersions[file]; v != "" && version.Compare(v, "go1.21") < 0 {
+			return none, false
+		}
+		ctxName := analysisutil.ImportName(file, "context")
+		if ctxName == "" || !free("sc") {
+			return none, false
+		}
+		name, imp := analysisutil.AddImport(pass.TypesInfo, file, body.Lbrace, scopePath)
+		edits = append(edits, imp...)
+		edits = append(edits,
+			analysis.TextEdit{Pos: body.Lbrace + 1, End: body.Lbrace + 1,
+				NewText: fmt.Appendf(nil, "\nsc, _ := %s.New(%s)\ndefer sc.Wait()", name, g.Owner.Contexts[0].Expr)},
+			analysis.TextEdit{Pos: gs.Pos(), End: g.Lit.Body.Lbrace + 1,
+				NewText: fmt.Appendf(nil, "sc.Go(%q, func(ctx %s.Context) error {", g.Owner.Name(), ctxName)})
+		message = "Run the goroutine in a scope that " + g.Owner.Name() + " waits for before returning"
 	}
-	name, imp := analysisutil.AddImport(pass.TypesInfo, file, g.Owner.Body.Lbrace, scopePath)
-	edits := append([]analysis.TextEdit(nil), imp...)
-	body := g.Owner.Body
-	edits = append(edits, analysis.TextEdit{
-		Pos: body.Lbrace + 1, End: body.Lbrace + 1,
-		NewText: fmt.Appendf(nil, "\nsc, _ := %s.New(%s)\ndefer sc.Wait()", name, ctxExpr),
-	})
-	edits = append(edits, analysis.TextEdit{
-		Pos: gs.Pos(), End: g.Lit.Body.Lbrace + 1,
-		NewText: fmt.Appendf(nil, "sc.Go(%q, func(ctx %s.Context) error {", g.Owner.Name(), ctxName),
-	})
 	ast.Inspect(g.Lit.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
@@ -82,10 +104,7 @@ func scopeFix(pass *analysis.Pass, g *goroutines.Goroutine) (analysis.SuggestedF
 		}
 	}
 	edits = append(edits, analysis.TextEdit{Pos: g.Lit.Body.Rbrace, End: gs.End(), NewText: []byte(tail)})
-	return analysis.SuggestedFix{
-		Message:   "Run the goroutine in a scope that " + g.Owner.Name() + " waits for before returning",
-		TextEdits: edits,
-	}, true
+	return analysis.SuggestedFix{Message: message, TextEdits: edits}, true
 }
 
 func nodeText(pass *analysis.Pass, n ast.Node) string {

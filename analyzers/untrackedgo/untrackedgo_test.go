@@ -19,5 +19,5 @@ func TestFacts(t *testing.T) {
 }
 
 func TestFixes(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), untrackedgo.Analyzer, "fix")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), untrackedgo.Analyzer, "fix", "fixeg")
 }

@@ -17,9 +17,9 @@ type Request struct{ ID string }
 type Result struct{ N int }
 
 func fetch(ctx context.Context, id string) (Result, error) { return Result{}, ctx.Err() }
-func store(ctx context.Context, r Result) error         { return ctx.Err() }
-func process(string)                                    {}
-func cleanup()                                          {}
+func store(ctx context.Context, r Result) error            { return ctx.Err() }
+func process(string)                                       {}
+func cleanup()                                             {}
 
 // ---- positives ----
 
@@ -71,7 +71,7 @@ func fetchAll(ctx context.Context, ids []string) []Result {
 
 type Svc struct{}
 
-func (s *Svc) audit(ctx context.Context, req *Request) { _ = store(ctx, Result{}) }
+func (s *Svc) audit(ctx context.Context, req *Request)    { _ = store(ctx, Result{}) }
 func (s *Svc) do(ctx context.Context, req *Request) error { return nil }
 
 // Fire-and-forget work with the caller's context: canceled once Handle

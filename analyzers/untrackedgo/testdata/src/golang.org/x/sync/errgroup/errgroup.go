@@ -7,4 +7,4 @@ type Group struct{}
 
 func WithContext(ctx context.Context) (*Group, context.Context) { return &Group{}, ctx }
 func (g *Group) Go(f func() error)                              {}
-func (g *Group) Wait() error                                     { return nil }
+func (g *Group) Wait() error                                    { return nil }
