@@ -11,13 +11,13 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"go/doc/comment"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/cancelcheck/cancelcheck/analyzers"
+	"github.com/cancelcheck/cancelcheck/internal/checkdoc"
 	"github.com/cancelcheck/cancelcheck/internal/config"
 	"github.com/cancelcheck/cancelcheck/internal/directive"
 )
@@ -110,54 +110,10 @@ func page(c analyzers.Check) []byte {
 		fmt.Fprintf(&b, "| Settings | none |\n")
 	}
 	fmt.Fprintf(&b, "| Explain | `cancelcheck -explain %s` |\n\n", name)
-	_, body, _ := strings.Cut(c.Analyzer.Doc, "\n")
-	var p comment.Parser
-	pr := comment.Printer{HeadingLevel: 2}
-	b.WriteString(polish(string(pr.Markdown(p.Parse(strings.TrimSpace(body) + "\n")))))
+	b.WriteString(checkdoc.Markdown(checkdoc.Body(c.Analyzer.Doc), 2))
 	b.WriteString("\nTo silence one finding, give a reason (see [suppression](suppression.md)):\n\n")
 	fmt.Fprintf(&b, "```go\n//cancelcheck:ignore %s <why this is fine>\n```\n", name)
 	return b.Bytes()
-}
-
-// polish turns the Markdown printer's indented code blocks into fenced Go
-// blocks and undoes its escaping inside `code` spans, which doc comments
-// write with backquotes.
-func polish(md string) string {
-	var out []string
-	lines := strings.Split(md, "\n")
-	for i := 0; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "\t") {
-			out = append(out, "```go")
-			for ; i < len(lines) && (strings.HasPrefix(lines[i], "\t") || lines[i] == "" && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\t")); i++ {
-				out = append(out, strings.TrimPrefix(lines[i], "\t"))
-			}
-			out = append(out, "```")
-			i--
-			continue
-		}
-		out = append(out, unescapeCode(lines[i]))
-	}
-	return strings.Join(out, "\n")
-}
-
-// unescapeCode removes the backslash escapes inside `...` spans of line.
-func unescapeCode(line string) string {
-	line = strings.ReplaceAll(line, "\\`", "`")
-	parts := strings.Split(line, "`")
-	for i := 1; i < len(parts); i += 2 {
-		if i == len(parts)-1 {
-			break // unbalanced: leave it
-		}
-		var b strings.Builder
-		for j := 0; j < len(parts[i]); j++ {
-			if parts[i][j] == '\\' && j+1 < len(parts[i]) && strings.ContainsRune("\\`*_{}[]()#+-.!<>|~", rune(parts[i][j+1])) {
-				j++
-			}
-			b.WriteByte(parts[i][j])
-		}
-		parts[i] = b.String()
-	}
-	return strings.Join(parts, "`")
 }
 
 func upperFirst(s string) string {

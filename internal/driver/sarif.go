@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/cancelcheck/cancelcheck/internal/checkdoc"
 )
 
 // SARIF 2.1.0, the subset GitHub code scanning reads.
@@ -124,7 +126,7 @@ func (r *renderer) sarif(w io.Writer, findings []*Finding) error {
 			Name:                 chk.Analyzer.Name,
 			ShortDescription:     sarifText{Text: chk.Summary()},
 			FullDescription:      sarifText{Text: doc},
-			Help:                 sarifText{Text: doc, Markdown: doc},
+			Help:                 sarifText{Text: doc, Markdown: helpMarkdown(chk.Summary(), doc, chk.Analyzer.URL)},
 			HelpURI:              chk.Analyzer.URL,
 			DefaultConfiguration: map[string]string{"level": level},
 			Properties: map[string]any{
@@ -257,4 +259,14 @@ func fileURI(path string) string {
 		p = "/" + p
 	}
 	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// helpMarkdown is a rule's help for GitHub code scanning: the summary, the
+// documentation as Markdown, and a link to the check's page.
+func helpMarkdown(summary, doc, url string) string {
+	md := "**" + summary + "**\n\n" + checkdoc.Markdown(checkdoc.Body(doc), 3)
+	if url != "" {
+		md += "\n[More about this check](" + url + ")\n"
+	}
+	return md
 }
