@@ -49,6 +49,26 @@ func (l *lease) what() string {
 	return "the " + k.Noun + name + " from " + l.acq.Name
 }
 
+// successReturns reports whether a return is reachable from a discarding
+// acquisition on a path where it succeeded.
+func (l *lease) successReturns() bool {
+	info := l.f.info()
+	w := &walker{
+		info:       info,
+		start:      l.block,
+		index:      l.index,
+		acq:        l.stmt,
+		disposes:   func(ast.Node) bool { return false },
+		assignsErr: func(n ast.Node) bool { return assigns(info, n, l.errObj) },
+		failed: func(cond ast.Expr, truth bool) bool {
+			return impliesFailed(info, cond, truth, l.errObj, nil)
+		},
+		released: func(ast.Expr, bool) bool { return false },
+		tagCases: l.f.tagCases(),
+	}
+	return len(w.search().leaks) > 0
+}
+
 func (l *lease) reportDiscarded(blank *ast.Ident) {
 	k := l.kind()
 	pos, end := l.call.Pos(), l.call.End()

@@ -243,6 +243,14 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 		return // stored in a field, slice or map: handed off
 	}
 	if id.Name == "_" {
+		if a.Err >= 0 && a.Err < len(lhs) {
+			if eid, ok := ast.Unparen(lhs[a.Err]).(*ast.Ident); ok && eid.Name != "_" {
+				l.errObj = f.info().ObjectOf(eid)
+			}
+		}
+		if l.errObj != nil && !l.successReturns() {
+			return // only failure is expected here (_, err := c.Get(bad); if err == nil { t.Fatal() })
+		}
 		l.reportDiscarded(id)
 		return
 	}

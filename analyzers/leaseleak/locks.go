@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
@@ -131,10 +132,21 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 			if found {
 				return false
 			}
-			if _, isGo := x.(*ast.GoStmt); isGo && explicitOnly && root == f.body {
-				// An unlock by another goroutine (a lock used to
-				// wait for it) is not this function's own release.
-				return false
+			if explicitOnly && root == f.body {
+				switch x := x.(type) {
+				case *ast.GoStmt:
+					// An unlock by another goroutine (a lock used
+					// to wait for it) is not this function's own.
+					return false
+				case *ast.DeferStmt:
+					return true // deferred closures are its own
+				case *ast.FuncLit:
+					// A callback's unlock runs elsewhere, unless
+					// the literal is deferred or called here.
+					if !deferredOrCalled(stackOf(f, x)) {
+						return false
+					}
+				}
 			}
 			if !explicitOnly {
 				switch x := x.(type) {
@@ -295,4 +307,21 @@ func (f *function) lockFix(out *outcome, call *ast.CallExpr, recv ast.Expr, key 
 		edits = append(edits, analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)})
 	}
 	return analysis.SuggestedFix{Message: "Call " + release + " before returning", TextEdits: edits}, true
+}
+
+// stackOf returns the cursor of n within the function.
+func stackOf(f *function, n ast.Node) inspector.Cursor {
+	c, _ := f.cur.FindNode(n)
+	return c
+}
+
+// deferredOrCalled reports whether the function literal at c is deferred,
+// or called where it stands.
+func deferredOrCalled(c inspector.Cursor) bool {
+	p := c.Parent()
+	call, ok := p.Node().(*ast.CallExpr)
+	if !ok || call.Fun != c.Node() {
+		return false
+	}
+	return true
 }

@@ -170,3 +170,17 @@ func readAll(url string) (int, error) {
 	b, err := io.ReadAll(resp.Body)
 	return len(b), err
 }
+
+// Only failure is expected: the success path ends the program.
+func mustFail(url string) error {
+	_, err := http.Get(url)
+	if err == nil {
+		panic("want an error")
+	}
+	return err
+}
+
+func discardedOK(url string) error {
+	_, err := http.Get(url) // want `the response body from http.Get is discarded, so it can never be closed`
+	return err
+}

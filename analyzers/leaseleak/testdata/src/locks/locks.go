@@ -212,3 +212,17 @@ func waitWithMutex(work func()) {
 	}()
 	m.Lock() // wait
 }
+
+// The unlock is in a callback that runs elsewhere; the final Lock reads
+// the shared state at the end.
+func callbacks(register func(func())) bool {
+	var mu sync.Mutex
+	seen := false
+	register(func() {
+		mu.Lock()
+		seen = true
+		mu.Unlock()
+	})
+	mu.Lock()
+	return seen
+}
