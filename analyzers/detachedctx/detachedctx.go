@@ -414,7 +414,7 @@ func (st *state) followVar(obj types.Object, lhs ast.Expr, f *ctxflow.Func, dept
 
 // storedResult reports whether the result of call is stored for a
 // long-lived owner: assigned to a field or package-level variable, put in a
-// composite literal, or returned when it is not just an error.
+// composite literal, or, for a constructor (New...), returned.
 func (st *state) storedResult(call *ast.CallExpr) bool {
 	cur, ok := st.ins.Root().FindNode(call)
 	if !ok {
@@ -425,11 +425,9 @@ func (st *state) storedResult(call *ast.CallExpr) bool {
 	case *ast.CompositeLit, *ast.KeyValueExpr:
 		return true
 	case *ast.ReturnStmt:
-		t := info.TypeOf(call)
-		if tup, ok := t.(*types.Tuple); ok && tup.Len() > 0 {
-			t = tup.At(0).Type()
-		}
-		return t != nil && !analysisutil.IsError(t)
+		// return NewPool(context.Background()): a constructor whose value
+		// outlives this call.
+		return strings.HasPrefix(calleeName(info, call), "New")
 	case *ast.AssignStmt:
 		for _, l := range p.Lhs {
 			id := identOf(l)

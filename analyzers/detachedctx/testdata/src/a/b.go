@@ -1,0 +1,86 @@
+package a
+
+import (
+	"context"
+	"database/sql"
+	"net"
+	"net/http"
+	"os/exec"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// errgroup workers run inside the caller's lifetime.
+func FetchAll(ctx context.Context, urls []string) error {
+	g, _ := errgroup.WithContext(ctx)
+	for _, u := range urls {
+		g.Go(func() error {
+			return fetch(context.Background(), u) // want `context.Background\(\) in a function literal in FetchAll cuts off ctx`
+		})
+	}
+	return g.Wait()
+}
+
+// A subprocess that outlives the request.
+func Convert(w http.ResponseWriter, r *http.Request) {
+	cmd := exec.CommandContext(context.Background(), "convert", "in.png", "out.jpg") // want `cuts off r.Context\(\): work under exec.CommandContext`
+	_ = cmd.Run()
+}
+
+// A transaction begun on TODO.
+func (s *Store) Transfer(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(context.TODO(), nil) // want `context.TODO\(\) in Transfer cuts off ctx: work under db.BeginTx`
+	if err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+type UnaryHandler func(ctx context.Context, req interface{}) (interface{}, error)
+
+// An interceptor that drops the incoming deadline.
+func Intercept(ctx context.Context, req interface{}, handler UnaryHandler) (interface{}, error) {
+	return handler(context.Background(), req) // want `context.Background\(\) in Intercept cuts off ctx: work under handler`
+}
+
+// A deadline on a fresh root.
+func WithDeadline(ctx context.Context, s *Store) error {
+	dctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(time.Second)) // want `cuts off ctx`
+	defer cancel()
+	return s.Save(dctx, "x")
+}
+
+// A non-blocking Done check that falls through while ctx is alive.
+func Poll(ctx context.Context, s *Store) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	return s.Save(context.Background(), "poll") // want `cuts off ctx`
+}
+
+// --- negatives ---
+
+// Comparing against a root is not using it.
+func IsRoot(ctx context.Context) bool { return ctx == context.Background() }
+
+// A base context for a server: returned from a literal, owned by the server.
+func NewHTTPServer(ctx context.Context) *http.Server {
+	return &http.Server{BaseContext: func(net.Listener) context.Context { return context.Background() }}
+}
+
+// A new lifetime for a subsystem handed to a goroutine.
+func StartLoop(ctx context.Context, s *Store) context.CancelFunc {
+	lctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-lctx.Done()
+	}()
+	go s.Save(lctx, "loop")
+	return cancel
+}
+
+// No ctx in reach: a method without context parameters on a type without a
+// context field.
+func (s *Store) Flush() error { return s.Save(context.Background(), "flush") }
