@@ -104,7 +104,9 @@ func (a *analysis) classify(g *Goroutine) {
 		case UseResponse, UseRequest:
 			reasons = append(reasons, u)
 		case UseWrite:
-			if !a.isMain(o.fn) {
+			// Tests synchronise in ways we cannot see (synctest.Wait,
+			// gates); their writes are not reported.
+			if !a.isMain(o.fn) && !a.inTestFile(g.Start.Pos()) {
 				reasons = append(reasons, u)
 			}
 		case UseContext:

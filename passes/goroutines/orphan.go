@@ -229,7 +229,30 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 	if !ok || (!many && k >= len(senders)) || (many && k > 0) {
 		return false
 	}
-	w := &orphanWalk{a: a, o: o, u: u, many: many, k: k, starts: map[ast.Node]int{}, drains: map[ast.Stmt]bool{}}
+	w := &orphanWalk{a: a, o: o, u: u, many: many, k: k, starts: map[ast.Node]int{}, drains: map[ast.Stmt]bool{}, outcome: map[types.Object]bool{}}
+	// Channels the senders signal besides u: a receiver that takes one of
+	// those instead has heard from that sender, which then does not send
+	// (a success channel next to an error channel).
+	for _, g := range senders {
+		if g.Lit == nil {
+			continue
+		}
+		inspectNode(g.Lit.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SendStmt:
+				if obj := rootObj(a.info, n.Chan); obj != nil && obj != u.v {
+					w.outcome[obj] = true
+				}
+			case *ast.CallExpr:
+				if a.isBuiltin(n, "close") && len(n.Args) == 1 {
+					if obj := rootObj(a.info, n.Args[0]); obj != nil {
+						w.outcome[obj] = true
+					}
+				}
+			}
+			return true
+		})
+	}
 	w.limit = len(senders)
 	if many {
 		w.limit = k + 2
@@ -299,6 +322,8 @@ type orphanWalk struct {
 	limit  int
 	starts map[ast.Node]int  // CFG node -> senders it starts
 	drains map[ast.Stmt]bool // loops that drain the channel
+	// outcome holds the other channels the senders signal on.
+	outcome map[types.Object]bool
 }
 
 type walkState struct {
@@ -363,7 +388,7 @@ func (w *orphanWalk) enter(s *walkState) {
 	switch b.Kind {
 	case cfg.KindSelectCaseBody:
 		clause := b.Stmt.(*ast.CommClause)
-		if r := commRecv(clause.Comm); r != nil && w.isChan(r.X) {
+		if r := commRecv(clause.Comm); r != nil && (w.isChan(r.X) || w.outcome[rootObj(w.a.info, r.X)]) {
 			w.received(s, r)
 			return
 		}
