@@ -45,38 +45,70 @@ func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
 // checkCompare reports err == context.Canceled (and !=, and
 // DeadlineExceeded) on an error that may be wrapped.
 func (s *state) checkCompare(cur inspector.Cursor, b *ast.BinaryExpr) {
-	if b.Op != token.EQL && b.Op != token.NEQ {
+	x, y, ok := s.sentinelCompare(b)
+	if !ok || !s.wrappable(cur, x) {
 		return
+	}
+	// err == context.Canceled || err == context.DeadlineExceeded is one
+	// finding, reported at the first comparison with both fixed.
+	comps := []*ast.BinaryExpr{b}
+	if p, ok := cur.Parent().Node().(*ast.BinaryExpr); ok && (p.Op == token.LOR || p.Op == token.LAND) {
+		if other, ok := ast.Unparen(p.X).(*ast.BinaryExpr); ok && other != b {
+			if ox, _, ok := s.sentinelCompare(other); ok && types.ExprString(ox) == types.ExprString(x) {
+				return // reported with p.X
+			}
+		}
+		if other, ok := ast.Unparen(p.Y).(*ast.BinaryExpr); ok && other != b {
+			if ox, _, ok := s.sentinelCompare(other); ok && types.ExprString(ox) == types.ExprString(x) {
+				comps = append(comps, other)
+			}
+		}
+	}
+	d := analysis.Diagnostic{
+		Pos: b.Pos(),
+		End: comps[len(comps)-1].End(),
+		Message: fmt.Sprintf("%s %s context.%s misses a wrapped cancellation (fmt.Errorf with %%w, net/url.Error, most clients wrap), so the check fails exactly when it matters; use errors.Is",
+			types.ExprString(x), b.Op, s.sentinel(y)),
+	}
+	file := analysisutil.FileOf(s.pass, b.Pos())
+	if file == nil {
+		s.rep.Report(d)
+		return
+	}
+	pkg, edits := analysisutil.AddImport(s.info, file, b.Pos(), "errors")
+	for _, c := range comps {
+		cx, cy, _ := s.sentinelCompare(c)
+		xs, ys := s.source(cx), s.source(cy)
+		if xs == "" || ys == "" {
+			edits = nil
+			break
+		}
+		not := ""
+		if c.Op == token.NEQ {
+			not = "!"
+		}
+		edits = append(edits, analysis.TextEdit{Pos: c.Pos(), End: c.End(), NewText: []byte(fmt.Sprintf("%s%s.Is(%s, %s)", not, pkg, xs, ys))})
+	}
+	if len(edits) > 0 {
+		d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Use errors.Is", TextEdits: edits}}
+	}
+	s.rep.Report(d)
+}
+
+// sentinelCompare splits `x == context.Canceled` (either order, == or !=)
+// into the compared operand and the sentinel.
+func (s *state) sentinelCompare(b *ast.BinaryExpr) (x, sentinel ast.Expr, ok bool) {
+	if b.Op != token.EQL && b.Op != token.NEQ {
+		return nil, nil, false
 	}
 	x, y := b.X, b.Y
 	if s.sentinel(x) != "" {
 		x, y = y, x
 	}
-	name := s.sentinel(y)
-	if name == "" || s.sentinel(x) != "" || !s.wrappable(cur, x) {
-		return
+	if s.sentinel(y) == "" || s.sentinel(x) != "" {
+		return nil, nil, false
 	}
-	d := analysis.Diagnostic{
-		Pos: b.Pos(),
-		End: b.End(),
-		Message: fmt.Sprintf("%s %s context.%s misses a wrapped cancellation (fmt.Errorf with %%w, net/url.Error, most clients wrap), so the check fails exactly when it matters; use errors.Is",
-			types.ExprString(x), b.Op, name),
-	}
-	file := analysisutil.FileOf(s.pass, b.Pos())
-	xs, ys := s.source(x), s.source(y)
-	if file != nil && xs != "" && ys != "" {
-		pkg, edits := analysisutil.AddImport(s.info, file, b.Pos(), "errors")
-		not := ""
-		if b.Op == token.NEQ {
-			not = "!"
-		}
-		text := fmt.Sprintf("%s%s.Is(%s, %s)", not, pkg, xs, ys)
-		d.SuggestedFixes = []analysis.SuggestedFix{{
-			Message:   "Use errors.Is",
-			TextEdits: append([]analysis.TextEdit{{Pos: b.Pos(), End: b.End(), NewText: []byte(text)}}, edits...),
-		}}
-	}
-	s.rep.Report(d)
+	return x, y, true
 }
 
 // checkSwitch reports `switch err { case context.Canceled: }` on an error

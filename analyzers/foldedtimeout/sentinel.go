@@ -112,11 +112,24 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 	switch e := e.(type) {
 	case *ast.CallExpr:
 		if !analysisutil.IsCallToFunc(s.info, e, "errors", "New") && !analysisutil.IsCallToFunc(s.info, e, "fmt", "Errorf") {
+			// Another constructor: a timeout only when an argument names
+			// one (status.Error(codes.DeadlineExceeded, ...)).
+			for _, a := range e.Args {
+				if id := nameOf(a); id != "" && timeoutWord.MatchString(id) && ctxflow.ContextSentinel(s.info, a) == "" {
+					return "error", id
+				}
+			}
 			return "", ""
 		}
-		// A fmt.Errorf that wraps anything (%w) keeps some identity.
+		// A fmt.Errorf that wraps anything (%w) keeps some identity; one
+		// that formats the context's error with %v is the %v finding.
 		for _, sp := range spansOf(s.info, e) {
 			if sp.verb == 'w' {
+				return "", ""
+			}
+		}
+		for _, a := range e.Args[1:] {
+			if c, _ := s.carrierOf(a); c != nil {
 				return "", ""
 			}
 		}
@@ -193,6 +206,17 @@ func (s *state) sentinelMessage(v *types.Var) string {
 				}
 			}
 		}
+	}
+	return ""
+}
+
+// nameOf returns the name an identifier or selector expression ends in.
+func nameOf(e ast.Expr) string {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return e.Sel.Name
 	}
 	return ""
 }

@@ -325,3 +325,50 @@ func (r *Result) ImportsRuntime() bool {
 	}
 	return false
 }
+
+func isCmd(t types.Type) bool {
+	p, ok := types.Unalias(t).(*types.Pointer)
+	return ok && analysisutil.IsNamed(p.Elem(), "os/exec", "Cmd")
+}
+
+// commandWithoutContext reports whether call is a method of an *exec.Cmd
+// built by exec.Command (not CommandContext): its context field is nil, so
+// its error never carries cancellation although the type holds a context.
+func (r *Result) commandWithoutContext(fn *types.Func, call *ast.CallExpr) bool {
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil || sig.Recv() == nil || !isCmd(types.NewPointer(derefType(sig.Recv().Type()))) {
+		return false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	plain := func(e ast.Expr) bool {
+		c, ok := ast.Unparen(e).(*ast.CallExpr)
+		return ok && analysisutil.IsCallToFunc(r.info, c, "os/exec", "Command")
+	}
+	if plain(sel.X) {
+		return true
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	vals := r.cmdAssigns[r.info.ObjectOf(id)]
+	if len(vals) == 0 {
+		return false
+	}
+	for _, v := range vals {
+		if v == nil || !plain(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func derefType(t types.Type) types.Type {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}

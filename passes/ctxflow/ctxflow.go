@@ -96,6 +96,8 @@ type Result struct {
 	// ctxAssigns lists the values assigned to local context variables (nil
 	// for a result of a tuple-valued call other than the first).
 	ctxAssigns map[types.Object][]ast.Expr
+	// cmdAssigns lists the values assigned to local *exec.Cmd variables.
+	cmdAssigns map[types.Object][]ast.Expr
 }
 
 // assign is one assignment to an error variable.
@@ -144,6 +146,7 @@ func run(pass *analysis.Pass) (any, error) {
 		local:   make(map[*types.Func]bool),
 
 		ctxAssigns: make(map[types.Object][]ast.Expr),
+		cmdAssigns: make(map[types.Object][]ast.Expr),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
@@ -331,6 +334,14 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 		}
 		obj := r.info.ObjectOf(id)
 		v, ok := obj.(*types.Var)
+		if ok && isCmd(v.Type()) {
+			var val ast.Expr
+			if !tuple && i < len(rhs) {
+				val = rhs[i]
+			}
+			r.cmdAssigns[v] = append(r.cmdAssigns[v], val)
+			continue
+		}
 		if ok && analysisutil.IsContext(v.Type()) {
 			var val ast.Expr
 			switch {
@@ -503,7 +514,7 @@ func (r *Result) BoundCall(call *ast.CallExpr) bool { return r.boundCall(call) }
 func (r *Result) boundCall(call *ast.CallExpr) bool {
 	fn := analysisutil.Callee(r.info, call)
 	if fn != nil {
-		if neverCarries(fn) {
+		if neverCarries(fn) || r.commandWithoutContext(fn, call) {
 			return false
 		}
 		if r.local[fn] || r.pass.ImportObjectFact(fn.Origin(), new(CarriesCancel)) {

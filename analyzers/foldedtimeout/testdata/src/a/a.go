@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"status"
 	"store"
 )
 
@@ -388,4 +389,39 @@ func ignored(ctx context.Context) error {
 		return fmt.Errorf("internal error: %v", err)
 	}
 	return nil
+}
+
+func grpcDeadline(ctx context.Context, ch <-chan result) error {
+	select {
+	case <-ctx.Done():
+		return status.Error(status.DeadlineExceeded, "deadline") // want `status.Error\(status.DeadlineExceeded, "deadline"\) reports ctx's end as a timeout`
+	case <-ch:
+		return nil
+	}
+}
+
+func grpcByCode(ctx context.Context, ch <-chan result) error {
+	select {
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return status.Error(status.DeadlineExceeded, "deadline")
+		}
+		return status.Error(status.Canceled, "canceled")
+	case <-ch:
+		return nil
+	}
+}
+
+func timeoutFormatted(ctx context.Context, ch <-chan result) error {
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("timeout: %v", ctx.Err()) // want `formats ctx.Err\(\) with %v`
+	case <-ch:
+		return nil
+	}
+}
+
+func eitherEq(ctx context.Context) bool {
+	err := store.Put(ctx, "k", "v")
+	return err == context.Canceled || err == context.DeadlineExceeded // want `err == context.Canceled misses a wrapped cancellation`
 }

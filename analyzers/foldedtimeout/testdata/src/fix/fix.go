@@ -96,3 +96,8 @@ func query(ctx context.Context, q string) error {
 	}
 	return nil
 }
+
+func either(ctx context.Context) bool {
+	err := store.Put(ctx, "k", "v")
+	return err == context.Canceled || err == context.DeadlineExceeded // want `misses a wrapped cancellation`
+}

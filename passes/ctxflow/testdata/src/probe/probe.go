@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os/exec"
 )
 
 type worker struct{ ctx context.Context }
@@ -99,4 +100,17 @@ func (logHandler) Handle(ctx context.Context, r slog.Record) error { return ctx.
 
 func logs(ctx context.Context, h logHandler) error {
 	return h.Handle(ctx, slog.Record{})
+}
+
+func plainCommand() error {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	return exec.Command("true").Run()
+}
+
+func contextCommand(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, "true")
+	return cmd.Run() // want `carrier in contextCommand`
 }
