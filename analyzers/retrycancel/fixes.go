@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"go/version"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -21,6 +22,7 @@ type fixEnv struct {
 	src    []byte
 	ctx    string // the context's spelling
 	ctxPkg string // the name of package context in the file
+	cause  string // the expression for the context's cause
 	edits  []analysis.TextEdit
 }
 
@@ -36,6 +38,11 @@ func (st *state) env(l *loop, pos token.Pos, ctxExpr string, ctxObj types.Object
 		e.src = src
 	}
 	e.ctxPkg, e.edits = analysisutil.AddImport(st.info, file, pos, "context")
+	e.cause = fmt.Sprintf("%s.Cause(%s)", e.ctxPkg, ctxExpr)
+	if v := st.info.FileVersions[file]; v != "" && version.Compare(v, "go1.20") < 0 {
+		// context.Cause is new in Go 1.20.
+		e.cause, e.edits = ctxExpr+".Err()", nil
+	}
 	return e
 }
 
@@ -60,7 +67,7 @@ func (st *state) checkFix(l *loop, ctxExpr string, ctxObj types.Object) []analys
 	if e == nil {
 		return nil
 	}
-	ret, ok := st.ret(l, e, fmt.Sprintf("%s.Cause(%s)", e.ctxPkg, e.ctx))
+	ret, ok := st.ret(l, e, e.cause)
 	if !ok {
 		return nil
 	}
@@ -101,7 +108,7 @@ func (st *state) sleepFixes(l *loop, s sleep, ctxExpr string, ctxObj types.Objec
 	}
 	var fixes []analysis.SuggestedFix
 
-	if ret, ok := st.ret(l, e, fmt.Sprintf("%s.Cause(%s)", e.ctxPkg, e.ctx)); ok {
+	if ret, ok := st.ret(l, e, e.cause); ok {
 		text := strings.Join([]string{
 			"select {",
 			in + "case <-" + e.ctx + ".Done():",

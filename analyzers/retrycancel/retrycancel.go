@@ -98,6 +98,7 @@ type loop struct {
 	sleeps   []sleep
 	retryErr ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
 	exits    bool     // the loop has a condition or an exit: it polls for something
+	rangeInt bool     // for range n
 }
 
 // sleep is an uninterruptible wait in a loop.
@@ -133,6 +134,11 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	case *ast.RangeStmt:
 		l.body = s.Body
 		l.exits = true
+		if t := st.info.TypeOf(s.X); t != nil {
+			if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+				l.rangeInt = true
+			}
+		}
 	}
 	st.scan(cur, l)
 	st.dropWalks(l)
@@ -270,10 +276,10 @@ func (l *loop) until() string {
 		}
 		return "until its condition fails"
 	case *ast.RangeStmt:
-		if _, ok := s.X.(*ast.BasicLit); ok {
+		if l.rangeInt {
 			return "until its attempts run out"
 		}
-		return "until the range ends"
+		return "forever"
 	}
 	return "forever"
 }

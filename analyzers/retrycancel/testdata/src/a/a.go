@@ -94,7 +94,7 @@ func Fetch(ctx context.Context, c *Client) (string, error) {
 func Refresh(ctx context.Context, c *Client) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
-	for range t.C { // want `ranging over t.C ignores ctx and the loop never checks it: once ctx is canceled this retry loop keeps sleeping and trying again until the range ends`
+	for range t.C { // want `ranging over t.C ignores ctx and the loop never checks it: once ctx is canceled this retry loop keeps sleeping and trying again forever`
 		if err := c.Ping(ctx); err != nil {
 			log.Print(err)
 		}

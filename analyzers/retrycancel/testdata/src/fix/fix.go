@@ -3,6 +3,7 @@ package fix
 import (
 	"context"
 	"log"
+	"net/http"
 	"time"
 )
 
@@ -46,5 +47,14 @@ func Count(ctx context.Context, c *Client) int {
 		if err := c.Ping(ctx); err == nil {
 			return n
 		}
+	}
+}
+
+func ready() bool { return true }
+
+// A poll in a handler: the request's context is in reach.
+func Handler(w http.ResponseWriter, r *http.Request) {
+	for !ready() {
+		time.Sleep(50 * time.Millisecond) // want `time.Sleep ignores r.Context\(\)`
 	}
 }
