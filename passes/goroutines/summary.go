@@ -10,9 +10,10 @@ import (
 
 // summary is what a function body does with its parameters.
 type summary struct {
-	joins  map[int]bool // parameter indexes it signals through
-	spawns map[int]bool // function parameters it runs in a goroutine
-	bound  bool         // worker loop or watcher
+	signals bool         // calls WaitGroup.Done, closes or sends, itself or through a local call
+	joins   map[int]bool // parameter indexes it signals through
+	spawns  map[int]bool // function parameters it runs in a goroutine
+	bound   bool         // worker loop or watcher
 }
 
 // summaryOf returns the summary of a function of this package, computing it
@@ -79,6 +80,7 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 		return true
 	})
 	s.bound = a.isBound(decl.Body, func(obj types.Object) bool { _, ok := params[obj]; return ok || isField(obj) })
+	s.signals = a.signalsAnything(decl.Body)
 	return s
 }
 
@@ -93,10 +95,27 @@ func (a *analysis) signalsAnything(body ast.Node) bool {
 			found = true
 		case *ast.CallExpr:
 			found = isWaitGroupDone(a.info, n) || a.isBuiltin(n, "close")
+			if fn := analysisutil.Callee(a.info, n); !found && fn != nil && fn.Pkg() == a.pass.Pkg {
+				// g.done() in errgroup: a local helper that signals.
+				if s := a.summaryOf(fn); s != nil && s.signals {
+					found = true
+				}
+			}
 		}
 		return !found
 	})
 	return found
+}
+
+// knownJoiner reports whether fn runs its function argument in a goroutine
+// that it tracks itself: errgroup.Group.Go, sync.WaitGroup.Go, the
+// runtime's Scope.Go, testing's RunParallel.
+func knownJoiner(fn *types.Func) bool {
+	return analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "Go") ||
+		analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "TryGo") ||
+		analysisutil.IsMethod(fn, "sync", "WaitGroup", "Go") ||
+		analysisutil.IsMethod(fn, "github.com/cancelcheck/cancelcheck/rt/scope", "Scope", "Go") ||
+		analysisutil.IsMethod(fn, "testing", "B", "RunParallel")
 }
 
 // signals returns the argument indexes of call through which the callee
@@ -130,7 +149,7 @@ func (a *analysis) signals(call *ast.CallExpr) []int {
 // goroutine it does not wait for (Spawns).
 func (a *analysis) spawnArgs(call *ast.CallExpr) []int {
 	fn := analysisutil.Callee(a.info, call)
-	if fn == nil {
+	if fn == nil || knownJoiner(fn) {
 		return nil
 	}
 	var idx []int

@@ -183,6 +183,22 @@ func okErrgroup(ctx context.Context, ids []string) error {
 	return g.Wait()
 }
 
+// errgroup.Group.Go spawns a goroutine it tracks: not a fire-and-forget
+// spawner, even though its goroutine's Done is in a helper method.
+func okErrgroupWrites(ctx context.Context, ids []string) ([]Result, error) {
+	var g errgroup.Group
+	out := make([]Result, len(ids))
+	for i, id := range ids {
+		g.Go(func() error {
+			r, err := fetch(ctx, id)
+			out[i] = r
+			return err
+		})
+	}
+	err := g.Wait()
+	return out, err
+}
+
 func okScope(ctx context.Context, ids []string) error {
 	sc, _ := scope.New(ctx)
 	for _, id := range ids {
