@@ -229,7 +229,7 @@ func (st *state) isNil(e ast.Expr) bool {
 }
 
 // mentionsCarrier reports whether n mentions an error variable that may
-// carry cancellation there.
+// carry cancellation there (any error variable while st.anyErr).
 func (st *state) mentionsCarrier(n ast.Node) bool {
 	found := false
 	ast.Inspect(n, func(n ast.Node) bool {
@@ -237,7 +237,7 @@ func (st *state) mentionsCarrier(n ast.Node) bool {
 			return false
 		}
 		if id, ok := n.(*ast.Ident); ok {
-			if v, ok := st.info.Uses[id].(*types.Var); ok && analysisutil.IsError(v.Type()) && st.res.MayCarryCancel(id) {
+			if v, ok := st.info.Uses[id].(*types.Var); ok && analysisutil.IsError(v.Type()) && (st.anyErr || st.res.MayCarryCancel(id)) {
 				found = true
 			}
 		}

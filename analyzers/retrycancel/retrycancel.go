@@ -54,6 +54,7 @@ type state struct {
 	ins    *inspector.Inspector
 	rep    *analysisutil.Reporter
 	checks map[*types.Func]bool // local functions that check their context
+	anyErr bool                 // while judging exits: any error variable counts
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -99,6 +100,32 @@ type loop struct {
 	retryErr ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
 	exits    bool     // the loop has a condition or an exit: it polls for something
 	rangeInt bool     // for range n
+	exitCurs []inspector.Cursor // returns and branches that leave the loop
+}
+
+// judgeExits decides whether the loop stops on the failure of its work: its
+// condition or one of its exits is taken for the error. In a loop with
+// context-bound calls only errors that may carry cancellation count; in a
+// loop without (an accept loop, a poll), any error does.
+func (st *state) judgeExits(l *loop) {
+	st.anyErr = len(l.bound) == 0
+	defer func() { st.anyErr = false }()
+	if s, ok := l.stmt.(*ast.ForStmt); ok && s.Cond != nil && !l.checked &&
+		st.classify(s.Cond, false) == guardFinal {
+		// for i < 3 && retryable(err): the loop ends on the error.
+		l.checked = true
+	}
+	for _, c := range l.exitCurs {
+		if l.checked {
+			return
+		}
+		switch n := c.Node().(type) {
+		case *ast.ReturnStmt:
+			l.checked = st.returnFinal(c, n, l)
+		default:
+			l.checked = st.exitFinal(c, l, false)
+		}
+	}
 }
 
 // sleep is an uninterruptible wait in a loop.
@@ -123,12 +150,8 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 		l.body = s.Body
 		if s.Cond != nil {
 			l.exits = true
-			switch {
-			case st.checksCtx(s.Cond):
+			if st.checksCtx(s.Cond) {
 				l.checked, l.observes = true, true
-			case st.classify(s.Cond, false) == guardFinal:
-				// for i < 3 && retryable(err): the loop ends on the error.
-				l.checked = true
 			}
 		}
 	case *ast.RangeStmt:
@@ -142,6 +165,7 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	}
 	st.scan(cur, l)
 	st.dropWalks(l)
+	st.judgeExits(l)
 	if r, ok := stmt.(*ast.RangeStmt); ok && isTimeChan(st.info.TypeOf(r.X)) && !l.checked {
 		// for range ticker.C: the wait is the loop itself.
 		l.sleeps = append([]sleep{{stmt: &ast.ExprStmt{X: r.X}, desc: "ranging over " + types.ExprString(r.X)}}, l.sleeps...)
@@ -158,7 +182,7 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 				calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
-	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && l.exits) &&
+	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && l.exits && !l.checked) &&
 		!(l.checked && st.shortSleep(l.sleeps[0])):
 		s := l.sleeps[0]
 		var msg string
@@ -300,9 +324,36 @@ func (st *state) loopContext(l *loop) (string, types.Object) {
 		}
 	}
 	for _, c := range l.f.Contexts {
+		if c.Outer && st.detachedFrom(l.f, c) {
+			continue
+		}
 		return c.Expr, c.Obj
 	}
 	return "", nil
+}
+
+// detachedFrom reports whether f runs in a goroutine literal (go func()
+// {...}()) that never mentions the outer context c: a worker that outlives
+// its spawner on purpose, whose loops the spawner's context does not bound.
+func (st *state) detachedFrom(f *ctxflow.Func, c ctxflow.Context) bool {
+	for g := f; g != nil && g.Obj == nil; g = g.Parent {
+		lit, ok := g.Node.(*ast.FuncLit)
+		if !ok || inside(c.Obj.Pos(), lit) {
+			return false
+		}
+		cur, ok := st.ins.Root().FindNode(lit)
+		if !ok {
+			return false
+		}
+		call, ok := cur.Parent().Node().(*ast.CallExpr)
+		if !ok || ast.Unparen(call.Fun) != lit {
+			continue
+		}
+		if _, ok := cur.Parent().Parent().Node().(*ast.GoStmt); ok {
+			return !analysisutil.ReferencesObject(st.info, lit.Body, c.Obj)
+		}
+	}
+	return false
 }
 
 // canEnd reports whether the context variable obj may be canceled: it is
@@ -390,15 +441,11 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 			}
 		case *ast.ReturnStmt:
 			l.exits = true
-			if !l.checked && st.returnFinal(c, n, l) {
-				l.checked = true
-			}
+			l.exitCurs = append(l.exitCurs, c)
 		case *ast.BranchStmt:
 			if (n.Tok == token.BREAK || n.Tok == token.GOTO) && st.leaves(c, n, l) {
 				l.exits = true
-				if !l.checked && st.exitFinal(c, l, false) {
-					l.checked = true
-				}
+				l.exitCurs = append(l.exitCurs, c)
 			}
 		case *ast.IfStmt:
 			if l.retryErr == nil && cancelTest(st.info, n.Cond) {

@@ -674,3 +674,35 @@ func Pages(ctx context.Context) []string {
 		token = next
 	}
 }
+
+// A background refresher started from a handler: it never looks at the
+// request, so the request's context does not bound it.
+func StartRefresher(w http.ResponseWriter, r *http.Request) {
+	go func() {
+		for !ready() {
+			time.Sleep(time.Second)
+		}
+	}()
+}
+
+type listener interface{ Accept() (int, error) }
+
+type tempErr interface{ Temporary() bool }
+
+// An accept loop: the short backoff on temporary errors ends when the
+// listener is closed (the loop returns the error).
+func Serve(ctx context.Context, l listener) error {
+	var delay time.Duration
+	for {
+		_, err := l.Accept()
+		if err != nil {
+			if te, ok := err.(tempErr); ok && te.Temporary() {
+				delay = 2*delay + time.Millisecond
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+	}
+}
