@@ -97,9 +97,9 @@ type loop struct {
 	observes bool            // the loop looks at the context itself
 	bound    []*ast.CallExpr // context-bound calls with an error result
 	sleeps   []sleep
-	retryErr ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
-	exits    bool     // the loop has a condition or an exit: it polls for something
-	rangeInt bool     // for range n
+	retryErr ast.Expr           // a test for context.DeadlineExceeded/Canceled that retries
+	exits    bool               // the loop has a condition or an exit: it polls for something
+	rangeInt bool               // for range n
 	exitCurs []inspector.Cursor // returns and branches that leave the loop
 }
 
