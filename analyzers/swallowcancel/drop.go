@@ -58,8 +58,8 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 	if analysisutil.ErrorResult(f.Sig) < 0 || s.quiet[f] || s.onFailurePath(cur) {
 		return
 	}
-	if as == nil && isLastStmt(cur, f) {
-		return
+	if as == nil && isLastStmt(cur, f) || s.laterBoundWork(cur, f) {
+		return // a later context-bound call reports the cancellation
 	}
 	s.rep.Report(analysis.Diagnostic{
 		Pos: call.Pos(),
@@ -107,6 +107,78 @@ func isLastStmt(cur inspector.Cursor, f *ctxflow.Func) bool {
 		}
 	}
 	return true
+}
+
+// laterBoundWork reports whether, after the statement at cur, the function
+// makes another context-bound call whose error it keeps, or tests the
+// context: a cancellation dropped here surfaces there.
+func (s *state) laterBoundWork(cur inspector.Cursor, f *ctxflow.Func) bool {
+	for c := cur; c.Node() != f.Body; c = c.Parent() {
+		if _, ok := c.Parent().Node().(*ast.BlockStmt); !ok {
+			if _, ok := c.Parent().Node().(*ast.CaseClause); !ok {
+				continue
+			}
+		}
+		for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
+			if s.boundWorkIn(sib.Node()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boundWorkIn reports whether n (outside function literals) tests a
+// context or makes a context-bound call whose error result is used.
+func (s *state) boundWorkIn(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ExprStmt:
+			if _, ok := n.X.(*ast.CallExpr); ok {
+				// A bare call drops its error: look only inside its arguments.
+				for _, a := range n.X.(*ast.CallExpr).Args {
+					found = found || s.boundWorkIn(a)
+				}
+				return false
+			}
+		case *ast.AssignStmt:
+			if call, ok := droppedCall(n); ok && isBlankErr(s.info, n, call) {
+				return false
+			}
+		case *ast.CallExpr:
+			if s.res.ChecksCancel(n) {
+				found = true
+				return false
+			}
+			sig, _ := s.info.TypeOf(n.Fun).Underlying().(*types.Signature)
+			if idx := analysisutil.ErrorResult(sig); idx >= 0 && s.res.CallMayCarryCancel(n, idx) {
+				found = true
+			}
+		case *ast.SelectorExpr:
+			if s.res.ChecksCancel(n) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// isBlankErr reports whether the assignment drops call's error into _.
+func isBlankErr(info *types.Info, as *ast.AssignStmt, call *ast.CallExpr) bool {
+	sig, _ := info.TypeOf(call.Fun).Underlying().(*types.Signature)
+	idx := analysisutil.ErrorResult(sig)
+	if idx < 0 || sig.Results().Len() != len(as.Lhs) {
+		return false
+	}
+	id, ok := as.Lhs[idx].(*ast.Ident)
+	return ok && id.Name == "_"
 }
 
 func isNilExpr(info *types.Info, e ast.Expr) bool {

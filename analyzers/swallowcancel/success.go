@@ -25,7 +25,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		return
 	}
 	if t, ok := s.res.CancelTestOf(n.Cond); ok {
-		s.checkCancelTest(f, n, t)
+		s.checkCancelTest(cur, f, n, t)
 		return
 	}
 	errVar, errExpr := s.testedCarrier(n.Cond)
@@ -62,9 +62,24 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		return
 	}
 	// The branch logs (or ignores) the error and carries on: in a loop over
-	// a collection that means working on after cancellation.
+	// a collection that means working on after cancellation; elsewhere, in
+	// a function that returns an error and does no more context-bound work,
+	// the cancellation is lost for good.
 	loop := enclosingLoop(cur)
-	if loop == nil || analysisutil.IsRetryLoop(s.info, loop) || s.loopChecksCancel(loop) {
+	if loop == nil {
+		if analysisutil.ErrorResult(f.Sig) < 0 || s.quiet[f] || s.laterBoundWork(cur, f) || !s.endsInSuccess(cur, f) {
+			return
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos: n.Pos(),
+			End: n.Cond.End(),
+			Message: fmt.Sprintf("%s may carry the cancellation of %s and is only logged, so %s goes on and returns success after it is canceled",
+				errExpr.Name, orCaller(s.ctxFor(f, nil)), f.Name()),
+			SuggestedFixes: s.returnInBranchFix(f, n, errExpr.Name),
+		})
+		return
+	}
+	if analysisutil.IsRetryLoop(s.info, loop) || s.loopChecksCancel(loop) {
 		return
 	}
 	ctx := s.ctxFor(f, nil)
@@ -75,6 +90,46 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 			errExpr.Name, orCaller(ctx), describeLoop(loop)),
 		SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
 	})
+}
+
+// endsInSuccess reports whether the function, after the statement at cur,
+// reaches a return of a nil error (or its end, for a literal) without
+// returning a non-nil error on the way.
+func (s *state) endsInSuccess(cur inspector.Cursor, f *ctxflow.Func) bool {
+	idx := analysisutil.ErrorResult(f.Sig)
+	for c := cur; c.Node() != f.Body; c = c.Parent() {
+		if _, ok := c.Parent().Node().(*ast.BlockStmt); !ok {
+			continue
+		}
+		for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
+			if ret, ok := sib.Node().(*ast.ReturnStmt); ok {
+				return returnsNilError(s.info, f, ret, idx)
+			}
+		}
+	}
+	return false
+}
+
+// returnInBranchFix appends `return ..., err` to the branch.
+func (s *state) returnInBranchFix(f *ctxflow.Func, n *ast.IfStmt, errName string) []analysis.SuggestedFix {
+	file := analysisutil.FileOf(s.pass, n.Pos())
+	if file == nil || len(n.Body.List) == 0 {
+		return nil
+	}
+	ret, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, errName)
+	if !ok {
+		return nil
+	}
+	last := n.Body.List[len(n.Body.List)-1]
+	indent := s.indentAt(last.Pos())
+	pos := last.End()
+	if tf := s.pass.Fset.File(pos); tf != nil && tf.Line(pos) < tf.LineCount() {
+		pos = tf.LineStart(tf.Line(pos)+1) - 1
+	}
+	return []analysis.SuggestedFix{{
+		Message:   "Return the error",
+		TextEdits: []analysis.TextEdit{{Pos: pos, End: pos, NewText: []byte("\n" + indent + ret)}},
+	}}
 }
 
 // testedCarrier returns the error variable tested by `err != nil` (alone or
@@ -121,8 +176,30 @@ func (s *state) checkedBefore(cur inspector.Cursor, v *types.Var) bool {
 }
 
 // checkCancelTest reports `if <cancellation test> { return nil }`.
-func (s *state) checkCancelTest(f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest) {
+func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest) {
 	if t.Ctx != nil && !s.ctxOwned(t.Ctx) {
+		return
+	}
+	if br, ok := lastStmt(n.Body).(*ast.BranchStmt); ok && br.Tok == token.CONTINUE && br.Label == nil && t.Canceled {
+		// Skipping a canceled item: the loop goes on with the rest.
+		loop := enclosingLoop(cur)
+		if loop == nil || analysisutil.IsRetryLoop(s.info, loop) {
+			return
+		}
+		what := "the context has ended"
+		if t.Err != nil {
+			what = types.ExprString(t.Err) + " is a cancellation"
+		}
+		ctx := s.ctxFor(f, nil)
+		if t.Ctx != nil {
+			ctx = types.ExprString(t.Ctx)
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos:            n.Pos(),
+			End:            n.Cond.End(),
+			Message:        fmt.Sprintf("when %s this branch skips to the next item, so %s goes on after cancellation and fails once per remaining item", what, describeLoop(loop)),
+			SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
+		})
 		return
 	}
 	ret, ok := lastStmt(n.Body).(*ast.ReturnStmt)

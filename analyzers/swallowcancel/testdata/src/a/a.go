@@ -413,3 +413,64 @@ func ignored(ctx context.Context) error {
 	_ = store.Put(ctx, "audit", "v")
 	return nil
 }
+
+// ---- logged and dropped outside loops ----
+
+func loggedFallThrough(ctx context.Context, k string) error {
+	if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so loggedFallThrough goes on and returns success`
+		log.Printf("put %s: %v", k, err)
+	}
+	return nil
+}
+
+func loggedThenMoreWork(ctx context.Context, k string) error {
+	if err := store.Put(ctx, "cache:"+k, "v"); err != nil {
+		log.Printf("cache: %v", err) // best effort; the next call reports cancellation
+	}
+	return store.Put(ctx, k, "v")
+}
+
+func loggedThenError(ctx context.Context, k string) error {
+	if err := store.Put(ctx, k, "v"); err != nil {
+		log.Printf("put: %v", err)
+	}
+	return errors.New("not implemented")
+}
+
+func dropThenMoreWork(ctx context.Context, k string) (string, error) {
+	_ = store.Put(ctx, "audit", k)
+	return store.Get(ctx, k)
+}
+
+func dropThenCtxCheck(ctx context.Context, k string) error {
+	_ = store.Put(ctx, "audit", k)
+	return ctx.Err()
+}
+
+// ---- skipping canceled items ----
+
+func skipCanceled(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		err := store.Put(ctx, k, "v")
+		if errors.Is(err, context.Canceled) { // want `when err is a cancellation this branch skips to the next item, so the loop over keys goes on`
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func skipOtherErrors(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		err := store.Put(ctx, k, "v")
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		if err != nil {
+			continue // other errors are tolerated per item
+		}
+	}
+	return nil
+}

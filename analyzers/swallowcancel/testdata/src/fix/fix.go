@@ -72,3 +72,10 @@ func errNil(ctx context.Context) error {
 	}
 	return nil
 }
+
+func loggedOnly(ctx context.Context, k string) (int, error) {
+	if err := store.Put(ctx, k, "v"); err != nil { // want `only logged`
+		log.Printf("put: %v", err)
+	}
+	return 1, nil
+}
