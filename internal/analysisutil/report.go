@@ -35,6 +35,7 @@ type lineKey struct {
 type Reporter struct {
 	pass      *analysis.Pass
 	generated map[*token.File]bool
+	cgo       map[*token.File]bool // files rewritten by cmd/cgo: report, but offer no fix
 	dirs      map[lineKey][]*directive
 	all       []*directive
 }
@@ -45,6 +46,7 @@ func NewReporter(pass *analysis.Pass) *Reporter {
 	r := &Reporter{
 		pass:      pass,
 		generated: make(map[*token.File]bool),
+		cgo:       make(map[*token.File]bool),
 		dirs:      make(map[lineKey][]*directive),
 	}
 	name := pass.Analyzer.Name
@@ -53,9 +55,12 @@ func NewReporter(pass *analysis.Pass) *Reporter {
 		if tf == nil {
 			continue
 		}
-		if ast.IsGenerated(f) {
+		if IsGenerated(pass.Fset, f) {
 			r.generated[tf] = true
 			continue
+		}
+		if IsCgoOutput(pass.Fset, f) {
+			r.cgo[tf] = true
 		}
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
@@ -106,6 +111,11 @@ func (r *Reporter) Report(d analysis.Diagnostic) {
 	}
 	if silenced {
 		return
+	}
+	if r.cgo[tf] {
+		// The drivers cannot apply edits to cmd/cgo's output (they skip it
+		// as generated), and the edits' offsets are not the user file's.
+		d.SuggestedFixes = nil
 	}
 	if d.Category == "" {
 		d.Category = r.pass.Analyzer.Name

@@ -36,7 +36,7 @@ type fixtureTree struct {
 
 var replaceRel = regexp.MustCompile(`(?m)=>\s*(\.\.?/\S*)`)
 
-// copyFixtures copies every check's testdata into dst, passing each Go file
+// copyFixtures copies every check's testdata (and this package's) into dst, passing each Go file
 // through edit (nil: unchanged), and returns the trees to load. Relative
 // replace directives of fixture modules are made absolute, so they still
 // point at the repository's rt module.
@@ -47,6 +47,8 @@ func copyFixtures(tb testing.TB, dst string, edit func(path string, src []byte) 
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// This package's own fix fixtures (build tags, generics, cgo, imports).
+	checks = append(checks, filepath.Join(root, "internal", "suitecheck", "testdata"))
 	var trees []fixtureTree
 	for _, td := range checks {
 		check := filepath.Base(filepath.Dir(td))

@@ -1,0 +1,5 @@
+package foldedtimeout_imports
+
+import "fmt"
+
+func describe(n int) string { return fmt.Sprint(n) }
