@@ -134,7 +134,8 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	if st.inDefer(cur, f) {
 		fl.kind = useCleanup
 	}
-	if fl.kind == useCall && cleanupName(calleeName(pass.TypesInfo, fl.call)) {
+	logCall := analysisutil.IsLogCall(pass.TypesInfo, fl.call)
+	if fl.kind == useCall && !logCall && cleanupName(calleeName(pass.TypesInfo, fl.call)) {
 		fl.kind = useCleanup
 	}
 
@@ -170,6 +171,10 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	default:
 		d.Message = fmt.Sprintf("%s in %s cuts off %s: work under %s keeps running after the caller's deadline passes or it is canceled",
 			name, funcName(f), reach.Expr, consumer)
+		if logCall {
+			d.Message = fmt.Sprintf("%s passed to %s in %s drops the values of %s: the record loses the trace and request IDs it carries",
+				name, consumer, funcName(f), reach.Expr)
+		}
 		if exprOK && !st.selfAssign(cur, reach) {
 			d.SuggestedFixes = []analysis.SuggestedFix{{
 				Message:   "Use the context in reach",
@@ -668,7 +673,7 @@ func shutdownMethod(f *ctxflow.Func) bool {
 
 var cleanupWords = map[string]bool{
 	"cleanup": true, "clean": true, "rollback": true, "abort": true, "audit": true,
-	"log": true, "release": true, "unlock": true, "teardown": true,
+	"release": true, "unlock": true, "teardown": true,
 }
 
 // cleanupName reports whether a camel-case word of name is a cleanup word.

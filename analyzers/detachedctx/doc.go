@@ -47,9 +47,14 @@
 // version is 1.21 or later, and in older files cleanup positions are not
 // reported at all, since there is no better spelling.
 //
+// A fresh context passed to a logging call (log/slog's ...Context
+// functions and methods, and other calls analysisutil.IsLogCall knows) is
+// reported for the values it drops: the record loses its trace and request
+// IDs. The fix is the context in reach.
+//
 // A cleanup position is a deferred call, a call inside a deferred function
 // literal, or a call whose name has one of the words cleanup, clean,
-// rollback, abort, audit, log, release, unlock or teardown (split at
+// rollback, abort, audit, release, unlock or teardown (split at
 // camel-case boundaries, so Login is not Log).
 //
 // Not reported:

@@ -3,6 +3,7 @@ package a
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"net"
 	"net/http"
 	"os/exec"
@@ -84,3 +85,8 @@ func StartLoop(ctx context.Context, s *Store) context.CancelFunc {
 // No ctx in reach: a method without context parameters on a type without a
 // context field.
 func (s *Store) Flush() error { return s.Save(context.Background(), "flush") }
+
+// A log record without the request's values.
+func LogIt(ctx context.Context, lg *slog.Logger) {
+	lg.InfoContext(context.Background(), "hello") // want `context.Background\(\) passed to lg.InfoContext in LogIt drops the values of ctx`
+}
