@@ -126,6 +126,15 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 		fn, ok := info.Uses[sel.Sel].(*types.Func)
 		return ok && fn.Pkg() == f.s.pass.Pkg && f.s.own.Unlocks(fn) && analysisutil.ReferencesObject(info, sel.X, key[0])
 	}
+	// Semaphore weights are counted, not paired: Release(n) gives back
+	// this Acquire(ctx, n) only with the same weight expression.
+	sameWeight := func(rel *ast.CallExpr) bool {
+		if k != lockWeighted {
+			return true
+		}
+		return len(call.Args) == 2 && len(rel.Args) == 1 &&
+			types.ExprString(call.Args[1]) == types.ExprString(rel.Args[0])
+	}
 	releases := func(root ast.Node, explicitOnly bool) bool {
 		found := false
 		ast.Inspect(root, func(x ast.Node) bool {
@@ -173,7 +182,7 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 				return true
 			}
 			if k.isRelease(info, c) {
-				if r := recvOf(c); r != nil && slices.Equal(keyOf(info, r), key) {
+				if r := recvOf(c); r != nil && slices.Equal(keyOf(info, r), key) && sameWeight(c) {
 					found = true
 				}
 				return !found

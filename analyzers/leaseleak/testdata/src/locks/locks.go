@@ -226,3 +226,11 @@ func callbacks(register func(func())) bool {
 	mu.Lock()
 	return seen
 }
+
+// Weights are counted: a Release of another weight does not pair with this
+// Acquire (a test of the semaphore itself).
+func counted(ctx context.Context, s *semaphore.Weighted) bool {
+	s.Release(2)
+	_ = s.Acquire(ctx, 1)
+	return s.TryAcquire(1)
+}
