@@ -55,7 +55,7 @@
 // A cleanup position is a deferred call, a call inside a deferred function
 // literal, or a call whose name has one of the words cleanup, clean,
 // rollback, abort, audit, release, unlock or teardown (split at
-// camel-case boundaries, so Login is not Log).
+// camel-case boundaries: AuditLog has audit, Audition does not).
 //
 // Not reported:
 //   - functions with no context in reach (a context parameter named _ does
