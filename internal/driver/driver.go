@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,6 +87,7 @@ func (c *command) run(args []string) int {
 	fs.SetOutput(c.stderr)
 	var (
 		list          = fs.Bool("list", false, "list the checks, one line each, and exit")
+		version       = fs.Bool("version", false, "print cancelcheck's version and exit")
 		explain       = fs.String("explain", "", "print the documentation of `check` and exit")
 		format        = fs.String("format", "", "output `format`: human (default on a terminal), text, json, sarif or github")
 		jsonOut       = fs.Bool("json", false, "same as -format=json: go/analysis JSON")
@@ -123,6 +125,9 @@ func (c *command) run(args []string) int {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	switch {
+	case *version:
+		fmt.Fprintln(c.stdout, "cancelcheck", Version())
+		return ExitClean
 	case *list:
 		c.list()
 		return ExitClean
@@ -345,6 +350,22 @@ func (c *command) explain(name string) int {
 		names = append(names, chk.Analyzer.Name)
 	}
 	return c.errorf("no check named %q; known checks: %s", name, strings.Join(names, ", "))
+}
+
+// Version returns the module version cancelcheck was built from, with the
+// VCS revision when known.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v + " " + bi.GoVersion
 }
 
 // checkInfo returns the registered check called name.

@@ -103,7 +103,7 @@ func reportPanic(pass *analysis.Pass, msg string) {
 	pass.Report(analysis.Diagnostic{
 		Pos:      pos,
 		Category: InternalErrorCategory,
-		Message:  "internal error: " + msg + "; please report it at " + bugURL + " with this message and, if you can, the code of this package",
+		Message:  "internal error: " + msg + "; please report it at " + bugURL + " with this message, cancelcheck -version (" + Version() + ") and, if you can, the code of this package",
 	})
 }
 

@@ -220,7 +220,8 @@ func (r *renderer) human(w io.Writer, findings []*Finding) error {
 		}
 	}
 	if len(findings) == 0 {
-		return nil
+		_, err := fmt.Fprintln(w, faint.Sprint("no findings"))
+		return err
 	}
 	var names []string
 	for n := range counts {
