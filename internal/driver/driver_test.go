@@ -135,3 +135,17 @@ func TestVetTool(t *testing.T) {
 		t.Errorf("go vet -vettool -demo=false -directive=false: %v\n%s", err, out)
 	}
 }
+
+func TestGitHubStepSummary(t *testing.T) {
+	dir := fixture(t)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	run(t, dir, "-format=github", "./a")
+	got, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "| [demo](https://github.com/cancelcheck/cancelcheck/blob/main/docs/demo.md) | 6 |") {
+		t.Errorf("step summary:\n%s", got)
+	}
+}

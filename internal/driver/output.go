@@ -140,7 +140,43 @@ func (r *renderer) github(w io.Writer, findings []*Finding) error {
 			return err
 		}
 	}
+	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		return appendStepSummary(path, findings)
+	}
 	return nil
+}
+
+// appendStepSummary adds a table of findings per check to the job's
+// summary page, when running in GitHub Actions.
+func appendStepSummary(path string, findings []*Finding) error {
+	counts := make(map[string]int)
+	for _, f := range findings {
+		counts[f.Check]++
+	}
+	var names []string
+	for n := range counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("### cancelcheck\n\n")
+	if len(findings) == 0 {
+		b.WriteString("No findings.\n")
+	} else {
+		b.WriteString("| Check | Findings |\n|---|---|\n")
+		for _, n := range names {
+			fmt.Fprintf(&b, "| [%s](https://github.com/cancelcheck/cancelcheck/blob/main/docs/%s.md) | %d |\n", n, n, counts[n])
+		}
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func ghData(s string) string {
