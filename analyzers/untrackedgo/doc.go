@@ -57,12 +57,15 @@
 // goroutine is moved before the `go` statement. No fix when the owner is
 // not clear (a literal owner, a `go f(x)` call).
 //
-// Not reported: goroutines with join evidence on every path; goroutines
+// Not reported: goroutines with join evidence on every path (a deferred
+// Wait counts; a result or done channel the owner receives from counts,
+// abandoned sends being orphansend's); goroutines
 // whose send orphansend reports (one bug, one finding); servers and
 // watchers (`go srv.Serve(l)` of a type with Shutdown, `go func() {
 // <-ctx.Done(); cleanup() }()`, signal handlers, background loops);
 // fire-and-forget goroutines that touch no owner state outside loops;
-// goroutines in main and init.
+// goroutines in main and init; writes to owner variables in tests, which
+// synchronise in ways the analysis cannot see (synctest, gates).
 //
 // To silence one finding, give a reason:
 //

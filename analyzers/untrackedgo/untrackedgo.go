@@ -79,12 +79,14 @@ func unjoined(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic 
 		msg = fmt.Sprintf("goroutine uses the request %s after %s may have returned: net/http cancels its context when the handler returns, cutting the work off", use.Obj.Name(), owner)
 	case use.Kind == goroutines.UseWrite:
 		msg = fmt.Sprintf("goroutine writes %s, a variable of %s, which can return without waiting for it: the result is lost and the write races", use.Obj.Name(), owner)
+	case use.Kind == goroutines.UseWaitGroup:
+		msg = fmt.Sprintf("goroutine counted in %s outlives %s, which can return without %s.Wait: the work keeps running after the caller has moved on", use.Obj.Name(), owner, use.Obj.Name())
 	default:
 		msg = fmt.Sprintf("goroutine uses the context %s of %s, which can return without waiting for it: the work outlives its caller and is cut off when %s is canceled", use.Obj.Name(), owner, use.Obj.Name())
 	}
 	d := analysis.Diagnostic{Pos: g.Start.Pos(), End: startEnd(g), Message: msg}
 	d.Related = append(d.Related, analysis.RelatedInformation{Pos: g.UnjoinedPos, Message: owner + " returns here without waiting for the goroutine"})
-	if use != nil {
+	if use != nil && use.Kind != goroutines.UseWaitGroup {
 		d.Related = append(d.Related, analysis.RelatedInformation{Pos: use.Pos, Message: "the goroutine uses " + use.Obj.Name() + " here"})
 	}
 	if fix, ok := scopeFix(pass, g); ok {

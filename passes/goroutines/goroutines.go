@@ -84,10 +84,11 @@ type Goroutine struct {
 type UseKind int
 
 const (
-	UseResponse UseKind = iota // the http.ResponseWriter of a handler owner
-	UseRequest                 // the *http.Request of a handler owner
-	UseWrite                   // writes a local variable of the owner
-	UseContext                 // the owner's context, or one derived from it
+	UseResponse  UseKind = iota // the http.ResponseWriter of a handler owner
+	UseRequest                  // the *http.Request of a handler owner
+	UseWrite                    // writes a local variable of the owner
+	UseContext                  // the owner's context, or one derived from it
+	UseWaitGroup                // a WaitGroup of the owner that counts it, skipped on some path
 )
 
 // Use is one piece of owner state used by a goroutine.

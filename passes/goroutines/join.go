@@ -115,7 +115,16 @@ func (a *analysis) classify(g *Goroutine) {
 			}
 		}
 	}
-	if len(reasons) == 0 && isCollectionLoop(a.info, g.Loop) && !g.Bound && !exempt && len(local) == 0 &&
+	// A WaitGroup of the owner that the goroutine reports to: the owner
+	// means to wait, so a path that skips the Wait is a finding whatever
+	// the goroutine touches.
+	for obj := range local {
+		if isWaitGroup(obj.Type()) {
+			reasons = append(reasons, Use{Kind: UseWaitGroup, Obj: obj, Pos: obj.Pos()})
+			break
+		}
+	}
+	if len(reasons) == 0 && isCollectionLoop(a.info, g.Loop) && !g.Bound && !exempt &&
 		(g.Lit != nil || g.Callee != nil) && !a.inTestFile(g.Start.Pos()) {
 		loopRule = true
 	}
@@ -458,6 +467,13 @@ func isParamOf(obj types.Object, f *ctxflow.Func) bool {
 		}
 	}
 	return false
+}
+
+func isWaitGroup(t types.Type) bool {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	return analysisutil.IsNamed(t, "sync", "WaitGroup")
 }
 
 func isWaitGroupAdd(info *types.Info, call *ast.CallExpr) bool {

@@ -98,6 +98,24 @@ func syncAll(ctx context.Context, ids []string) error {
 	return nil
 }
 
+// The WaitGroup is skipped on the error path: the goroutine touches no
+// owner state, but the owner meant to wait for it.
+func convertAll(paths []string) error {
+	var wg sync.WaitGroup
+	for _, p := range paths {
+		wg.Add(1)
+		go func() { // want `goroutine counted in wg outlives convertAll, which can return without wg.Wait`
+			defer wg.Done()
+			process(p)
+		}()
+	}
+	if len(paths) > 100 {
+		return errors.New("too many")
+	}
+	wg.Wait()
+	return nil
+}
+
 // Goroutines per element that nobody waits for.
 func processAll(items []string) {
 	for _, it := range items {
