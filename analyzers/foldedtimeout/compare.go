@@ -3,6 +3,7 @@ package foldedtimeout
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"strings"
@@ -45,6 +46,9 @@ func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
 // checkCompare reports err == context.Canceled (and !=, and
 // DeadlineExceeded) on an error that may be wrapped.
 func (s *state) checkCompare(cur inspector.Cursor, b *ast.BinaryExpr) {
+	if s.checkTextCompare(b) {
+		return
+	}
 	x, y, ok := s.sentinelCompare(b)
 	if !ok || !s.wrappable(cur, x) {
 		return
@@ -164,4 +168,86 @@ func (s *state) checkSwitch(cur inspector.Cursor, sw *ast.SwitchStmt) {
 func isNil(info *types.Info, e ast.Expr) bool {
 	tv, ok := info.Types[e]
 	return ok && tv.IsNil()
+}
+
+// sentinelTexts are the messages of the context package's errors.
+var sentinelTexts = map[string]string{
+	"context canceled":          "Canceled",
+	"context deadline exceeded": "DeadlineExceeded",
+}
+
+// textOfSentinel returns the sentinel name for an expression that spells a
+// context error's message: "context canceled" or context.Canceled.Error().
+func (s *state) textOfSentinel(e ast.Expr) string {
+	if tv, ok := s.info.Types[e]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
+		return sentinelTexts[constant.StringVal(tv.Value)]
+	}
+	if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && len(call.Args) == 0 {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Error" {
+			return s.sentinel(sel.X)
+		}
+	}
+	return ""
+}
+
+// errorTextOf returns X when e is X.Error() for an error X.
+func (s *state) errorTextOf(e ast.Expr) ast.Expr {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) != 0 {
+		return nil
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Error" || !analysisutil.IsError(s.info.TypeOf(sel.X)) || s.sentinel(sel.X) != "" {
+		return nil
+	}
+	return sel.X
+}
+
+// checkTextCompare reports err.Error() == "context canceled",
+// err.Error() != context.Canceled.Error() and strings.Contains(err.Error(),
+// "context deadline exceeded"): matching the text is fragile (a wrapper
+// or a custom cause changes it); errors.Is is exact. It returns whether it
+// reported.
+func (s *state) checkTextCompare(n ast.Expr) bool {
+	var x ast.Expr
+	var name string
+	neg := false
+	switch n := n.(type) {
+	case *ast.BinaryExpr:
+		if n.Op != token.EQL && n.Op != token.NEQ {
+			return false
+		}
+		a, b := n.X, n.Y
+		if s.errorTextOf(a) == nil {
+			a, b = b, a
+		}
+		x, name, neg = s.errorTextOf(a), s.textOfSentinel(b), n.Op == token.NEQ
+	case *ast.CallExpr:
+		if !analysisutil.IsCallToFunc(s.info, n, "strings", "Contains", "HasSuffix") || len(n.Args) != 2 {
+			return false
+		}
+		x, name = s.errorTextOf(n.Args[0]), s.textOfSentinel(n.Args[1])
+	}
+	if x == nil || name == "" {
+		return false
+	}
+	d := analysis.Diagnostic{
+		Pos: n.Pos(),
+		End: n.End(),
+		Message: fmt.Sprintf("matching the text of %s against context.%s's message breaks when the error is wrapped differently or carries a cause; use errors.Is(%s, context.%s)",
+			types.ExprString(x), name, types.ExprString(x), name),
+	}
+	file := analysisutil.FileOf(s.pass, n.Pos())
+	ctxName := analysisutil.ImportName(file, "context")
+	if xs := s.source(x); file != nil && xs != "" && ctxName != "" {
+		pkg, edits := analysisutil.AddImport(s.info, file, n.Pos(), "errors")
+		not := ""
+		if neg {
+			not = "!"
+		}
+		edits = append([]analysis.TextEdit{{Pos: n.Pos(), End: n.End(), NewText: []byte(fmt.Sprintf("%s%s.Is(%s, %s.%s)", not, pkg, xs, ctxName, name))}}, edits...)
+		d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Use errors.Is", TextEdits: edits}}
+	}
+	s.rep.Report(d)
+	return true
 }

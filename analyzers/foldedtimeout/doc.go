@@ -13,8 +13,8 @@
 //
 //   - fmt.Errorf formatting one with %v, %s or %q (or its err.Error()) when
 //     the result is returned, stored, sent or passed on;
-//   - errors.New(err.Error()), fmt.Errorf(err.Error()) and
-//     errors.New("op: " + err.Error());
+//   - errors.New(err.Error()), fmt.Errorf(err.Error()),
+//     errors.New("op: " + err.Error()) and errors.New(fmt.Sprintf("op: %v", err));
 //   - a new error or sentinel returned from `case <-ctx.Done():` or after
 //     `ctx.Err() != nil`, in place of the context's error;
 //   - a cancellation reported as a timeout: `case <-ctx.Done(): return
@@ -25,7 +25,9 @@
 //     method (the NoUnwrap fact carries this across packages);
 //   - err == context.Canceled, err != context.DeadlineExceeded and
 //     `switch err { case context.Canceled: }` on errors that may be wrapped,
-//     and errors.Is(context.Canceled, err) with its arguments swapped.
+//     errors.Is(context.Canceled, err) with its arguments swapped, and
+//     matching the text: err.Error() == "context canceled",
+//     strings.Contains(err.Error(), context.DeadlineExceeded.Error()).
 //
 // Bad:
 //

@@ -30,6 +30,8 @@ func (s *state) checkCall(cur inspector.Cursor, call *ast.CallExpr) {
 		s.checkStringified(cur, call)
 	case analysisutil.IsFunc(fn, "errors", "Is"):
 		s.checkSwappedIs(call)
+	case analysisutil.IsFunc(fn, "strings", "Contains"), analysisutil.IsFunc(fn, "strings", "HasSuffix"):
+		s.checkTextCompare(call)
 	}
 }
 
@@ -138,10 +140,19 @@ func (s *state) checkStringified(cur inspector.Cursor, call *ast.CallExpr) {
 	arg := ast.Unparen(call.Args[0])
 	var carrier ast.Expr
 	var prefix *ast.BasicLit
+	var sprintf *ast.CallExpr
 	switch a := arg.(type) {
 	case *ast.CallExpr:
 		if c, errCall := s.carrierOf(a); c != nil && errCall {
 			carrier = c
+		} else if analysisutil.IsCallToFunc(s.info, a, "fmt", "Sprintf") && len(a.Args) > 1 {
+			// errors.New(fmt.Sprintf("op: %v", err))
+			for _, x := range a.Args[1:] {
+				if c, _ := s.carrierOf(x); c != nil {
+					carrier, sprintf = c, a
+					break
+				}
+			}
 		}
 	case *ast.BinaryExpr:
 		// "prefix: " + err.Error()
@@ -164,6 +175,45 @@ func (s *state) checkStringified(cur inspector.Cursor, call *ast.CallExpr) {
 	src := s.source(carrier)
 	switch {
 	case src == "":
+	case sprintf != nil:
+		// errors.New(fmt.Sprintf(f, args)) -> fmt.Errorf(f', args) with the
+		// carrier's verbs turned into %w.
+		if !analysisutil.IsCallToFunc(s.info, call, "errors", "New") {
+			break
+		}
+		lit, ok := ast.Unparen(sprintf.Args[0]).(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING || (lit.Value[0] != '`' && strings.Contains(lit.Value, `\`)) {
+			break
+		}
+		file := analysisutil.FileOf(s.pass, call.Pos())
+		fmtName := analysisutil.ImportName(file, "fmt")
+		if fmtName == "" {
+			break
+		}
+		edits := []analysis.TextEdit{
+			{Pos: call.Pos(), End: sprintf.Fun.End(), NewText: []byte(fmtName + ".Errorf")},
+			{Pos: sprintf.Rparen, End: sprintf.Rparen + 1},
+		}
+		wraps := 0
+		for _, sp := range formatSpans(s.info, sprintf) {
+			if sp.arg < 0 || sp.arg >= len(sprintf.Args)-1 {
+				continue
+			}
+			c, errCall := s.carrierOf(sprintf.Args[1+sp.arg])
+			if c == nil || !sp.plain || strings.IndexByte("vs", sp.verb) < 0 {
+				continue
+			}
+			wraps++
+			p := lit.Pos() + 1 + token.Pos(sp.verbOff)
+			edits = append(edits, analysis.TextEdit{Pos: p, End: p + 1, NewText: []byte("w")})
+			if errCall {
+				a := sprintf.Args[1+sp.arg]
+				edits = append(edits, analysis.TextEdit{Pos: a.Pos(), End: a.End(), NewText: []byte(s.source(c))})
+			}
+		}
+		if wraps == 1 || (wraps > 1 && s.atLeast(call.Pos(), "go1.20")) {
+			d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Wrap the error with %w", TextEdits: edits}}
+		}
 	case prefix == nil:
 		d.SuggestedFixes = []analysis.SuggestedFix{{
 			Message:   "Return the error itself",

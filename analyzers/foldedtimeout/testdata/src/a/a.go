@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"strings"
 	"time"
 
 	"status"
@@ -424,4 +425,33 @@ func timeoutFormatted(ctx context.Context, ch <-chan result) error {
 func eitherEq(ctx context.Context) bool {
 	err := store.Put(ctx, "k", "v")
 	return err == context.Canceled || err == context.DeadlineExceeded // want `err == context.Canceled misses a wrapped cancellation`
+}
+
+func sprintfNew(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		return errors.New(fmt.Sprintf("put failed: %v", err)) // want `errors.New builds a new error from the text of err`
+	}
+	return nil
+}
+
+func textEq(err error) bool {
+	return err.Error() == "context canceled" // want `matching the text of err against context.Canceled's message`
+}
+
+func textNeq(err error) bool {
+	return err != nil && err.Error() != context.Canceled.Error() // want `matching the text of err against context.Canceled's message`
+}
+
+func textContains(err error) bool {
+	return strings.Contains(err.Error(), "context deadline exceeded") // want `matching the text of err against context.DeadlineExceeded's message`
+}
+
+func textOther(err error) bool {
+	return err.Error() == "EOF" || strings.Contains(err.Error(), "timeout")
+}
+
+func sprintfLogged(ctx context.Context) {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		log.Print(errors.New(fmt.Sprintf("put failed: %v", err)))
+	}
 }

@@ -101,3 +101,14 @@ func either(ctx context.Context) bool {
 	err := store.Put(ctx, "k", "v")
 	return err == context.Canceled || err == context.DeadlineExceeded // want `misses a wrapped cancellation`
 }
+
+func sprintfNew(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		return errors.New(fmt.Sprintf("put %s: %v", "k", err)) // want `builds a new error`
+	}
+	return nil
+}
+
+func textNeq(err error) bool {
+	return err.Error() != context.Canceled.Error() // want `matching the text`
+}
