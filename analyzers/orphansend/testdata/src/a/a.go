@@ -358,3 +358,38 @@ func okPanic(ctx context.Context) int {
 	}
 	return <-ch
 }
+
+type proc struct{}
+
+func (*proc) Wait() error { return nil }
+func (*proc) Kill() error { return nil }
+
+// Modeled on moby/containerd exec waits: killing the process makes Wait
+// return, and its error has nobody left to receive it.
+func waitOrKill(ctx context.Context, p *proc) error {
+	errCh := make(chan error)
+	go func() {
+		errCh <- p.Wait() // want `the send on errCh blocks forever once waitOrKill stops receiving at .case <-ctx.Done\(\).`
+	}()
+	select {
+	case err := <-errCh:
+		return err
+	case <-ctx.Done():
+		p.Kill()
+		return ctx.Err()
+	}
+}
+
+// The same with the kill path draining the error: no leak.
+func okWaitOrKill(ctx context.Context, p *proc) error {
+	errCh := make(chan error)
+	go func() { errCh <- p.Wait() }()
+	select {
+	case err := <-errCh:
+		return err
+	case <-ctx.Done():
+		p.Kill()
+		<-errCh
+		return ctx.Err()
+	}
+}
