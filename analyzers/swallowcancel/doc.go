@@ -25,7 +25,10 @@
 //     `if ctx.Err() != nil { return nil }`,
 //     `if errors.Is(err, context.Canceled) { return nil }`;
 //   - in a loop over a collection, a branch that only logs the error and
-//     goes on to the next item.
+//     goes on to the next item, or that skips canceled items
+//     (`if errors.Is(err, context.Canceled) { continue }`);
+//   - outside loops, a branch that only logs the error when the function
+//     then returns a nil error with no further context-bound work.
 //
 // Bad:
 //
@@ -65,8 +68,11 @@
 //     shutdown, and main treats it as a clean exit;
 //   - functions whose doc comment promises it: a sentence mentioning nil
 //     together with cancel, shutdown, stop, done, close, exit or the
-//     context ("Run returns nil when ctx is canceled"), or saying the work
-//     is best-effort; literals inside such functions inherit the contract;
+//     context ("Run returns nil when ctx is canceled"), a sentence saying
+//     the function runs, blocks, serves, watches (...) until the context is
+//     canceled, done or closed ("Watch blocks until ctx is canceled"), or
+//     one saying the work is best-effort; literals inside such functions
+//     inherit the contract;
 //   - literals run by (*errgroup.Group).Go: the group's Wait returns the
 //     error that canceled its context;
 //   - functions without an error result outside loops (an http handler
@@ -80,10 +86,14 @@
 //     or follow such a test of the same error;
 //   - dropped errors of cleanup calls (Close, Shutdown, Stop, Rollback,
 //     Release, Unlock, Abort, Cancel, Disconnect, Unsubscribe, Unregister,
-//     Cleanup; extend with the cleanup-calls setting) and drops on a path
-//     that returns another error;
+//     Cleanup; extend with the cleanup-calls setting), dropped or only
+//     logged, and drops on a path that returns another error;
 //   - loops that retry the same work (analysisutil.IsRetryLoop): retrycancel
-//     reports those; loops that test the context themselves;
+//     reports those; loops that test the context themselves, or are
+//     followed by such a test (return ctx.Err() after the loop);
+//   - outside loops, a drop or a logged error followed by more
+//     context-bound work or a context test: the cancellation surfaces
+//     there;
 //   - _test.go files, unless the tests setting is on.
 //
 // To silence one finding, give a reason:

@@ -35,6 +35,9 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 	if analysisutil.UsedOutsideLogs(s.info, n.Body, errVar) || s.checkedBefore(cur, errVar) {
 		return
 	}
+	if call := sourceCall(cur, n, errVar, s.info); call != nil && s.cleanup[calleeShortName(s.info, call)] {
+		return // a teardown error, logged on the way out
+	}
 	last := lastStmt(n.Body)
 	if ret, ok := last.(*ast.ReturnStmt); ok {
 		idx := analysisutil.ErrorResult(f.Sig)
@@ -79,7 +82,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		})
 		return
 	}
-	if analysisutil.IsRetryLoop(s.info, loop) || s.loopChecksCancel(loop) {
+	if analysisutil.IsRetryLoop(s.info, loop) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
 		return
 	}
 	ctx := s.ctxFor(f, nil)
@@ -90,6 +93,50 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 			errExpr.Name, orCaller(ctx), describeLoop(loop)),
 		SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
 	})
+}
+
+// sourceCall returns the call whose error the if statement tests: the call
+// of its init statement, or of the statement just before it.
+func sourceCall(cur inspector.Cursor, n *ast.IfStmt, v *types.Var, info *types.Info) *ast.CallExpr {
+	assigns := func(st ast.Stmt) *ast.CallExpr {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 {
+			return nil
+		}
+		for _, l := range as.Lhs {
+			if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) == v {
+				call, _ := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+				return call
+			}
+		}
+		return nil
+	}
+	if n.Init != nil {
+		return assigns(n.Init)
+	}
+	if prev, ok := cur.PrevSibling(); ok {
+		if st, ok := prev.Node().(ast.Stmt); ok {
+			return assigns(st)
+		}
+	}
+	return nil
+}
+
+// checksAfterLoop reports whether the function tests its context after the
+// loop (return ctx.Err()): the cancellation is reported, only late.
+func (s *state) checksAfterLoop(cur inspector.Cursor, f *ctxflow.Func, loop ast.Stmt) bool {
+	for c := cur; c.Node() != f.Body; c = c.Parent() {
+		if c.Node() != loop {
+			continue
+		}
+		for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
+			if s.res.ChecksCancel(sib.Node()) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // endsInSuccess reports whether the function, after the statement at cur,

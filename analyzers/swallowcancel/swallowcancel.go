@@ -127,6 +127,9 @@ func (s *state) inTest(pos token.Pos) bool {
 var (
 	quietEnd  = regexp.MustCompile(`(?i)\b(cancel\w*|shut ?down\w*|stop\w*|done|context|ctx|exit\w*|terminat\w*|clos\w*|graceful\w*)\b`)
 	quietNil  = regexp.MustCompile(`\bnil\b`)
+	// "Run blocks until ctx is canceled": the end of the context is the
+	// normal end of the function.
+	quietUntil = regexp.MustCompile(`(?i)\b(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*\b(cancel\w*|done|clos\w*|shut ?down|stop\w*|ends?|expires?)\b`)
 	bestEffor = regexp.MustCompile(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
 )
 
@@ -145,7 +148,7 @@ func (s *state) mayEndQuietly(f *ctxflow.Func) bool {
 			return true
 		}
 		for _, sentence := range strings.Split(text, ". ") {
-			if quietNil.MatchString(sentence) && quietEnd.MatchString(sentence) {
+			if quietNil.MatchString(sentence) && quietEnd.MatchString(sentence) || quietUntil.MatchString(sentence) {
 				return true
 			}
 		}

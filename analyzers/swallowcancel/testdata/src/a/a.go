@@ -474,3 +474,44 @@ func skipOtherErrors(ctx context.Context, keys []string) error {
 	}
 	return nil
 }
+
+type watcher struct{ ch chan int }
+
+// Watch blocks until the context is canceled, handling events.
+func (w *watcher) Watch(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-w.ch:
+		}
+	}
+}
+
+// Poll handles events.
+func (w *watcher) Poll(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil // want `Poll returns a nil error when ctx is done`
+		case <-w.ch:
+		}
+	}
+}
+
+func shutdownAll(ctx context.Context, conns []*store.Conn) {
+	for _, c := range conns {
+		if err := c.Close(ctx); err != nil {
+			log.Printf("close: %v", err)
+		}
+	}
+}
+
+func reportedAfterLoop(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			log.Printf("put %s: %v", k, err)
+		}
+	}
+	return ctx.Err()
+}
