@@ -125,12 +125,12 @@ func (s *state) inTest(pos token.Pos) bool {
 // the work is stopped: "Run returns nil when ctx is canceled", "returns nil
 // on shutdown", "errors are ignored (best effort)".
 var (
-	quietEnd  = regexp.MustCompile(`(?i)\b(cancel\w*|shut ?down\w*|stop\w*|done|context|ctx|exit\w*|terminat\w*|clos\w*|graceful\w*)\b`)
-	quietNil  = regexp.MustCompile(`\bnil\b`)
+	quietEnd = regexp.MustCompile(`(?i)\b(cancel\w*|shut ?down\w*|stop\w*|done|context|ctx|exit\w*|terminat\w*|clos\w*|graceful\w*)\b`)
+	quietNil = regexp.MustCompile(`\bnil\b`)
 	// "Run blocks until ctx is canceled": the end of the context is the
 	// normal end of the function.
 	quietUntil = regexp.MustCompile(`(?i)\b(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*\b(cancel\w*|done|clos\w*|shut ?down|stop\w*|ends?|expires?)\b`)
-	bestEffor = regexp.MustCompile(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
+	bestEffor  = regexp.MustCompile(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
 )
 
 // mayEndQuietly reports whether f may end without an error on
