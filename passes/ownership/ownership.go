@@ -241,9 +241,19 @@ func mayHoldLease(t types.Type) bool {
 	if analysisutil.IsContext(t) || analysisutil.IsErrorInterface(t) {
 		return false
 	}
-	switch t.Underlying().(type) {
-	case *types.Pointer, *types.Interface, *types.Signature, *types.Struct, *types.Slice, *types.Map, *types.Chan:
+	switch u := t.Underlying().(type) {
+	case *types.Interface, *types.Signature, *types.Struct:
 		return true
+	case *types.Pointer:
+		return mayHoldLease(u.Elem())
+	case *types.Slice:
+		return mayHoldLease(u.Elem())
+	case *types.Array:
+		return mayHoldLease(u.Elem())
+	case *types.Map:
+		return mayHoldLease(u.Elem())
+	case *types.Chan:
+		return mayHoldLease(u.Elem())
 	}
 	return false
 }
