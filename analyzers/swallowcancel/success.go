@@ -61,8 +61,8 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		})
 		return
 	}
-	if n.Else != nil || endsFlow(last) {
-		return
+	if n.Else != nil || endsFlow(last) || !s.logOnly(n.Body) {
+		return // an else, an exit, or handling other than logging (a fallback)
 	}
 	// The branch logs (or ignores) the error and carries on: in a loop over
 	// a collection that means working on after cancellation; elsewhere, in
@@ -93,6 +93,28 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 			errExpr.Name, orCaller(ctx), describeLoop(loop)),
 		SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
 	})
+}
+
+// logOnly reports whether a branch only logs, counts and moves on: its
+// statements are log calls, increments and a final continue.
+func (s *state) logOnly(b *ast.BlockStmt) bool {
+	for _, st := range b.List {
+		switch st := st.(type) {
+		case *ast.ExprStmt:
+			call, ok := ast.Unparen(st.X).(*ast.CallExpr)
+			if !ok || !analysisutil.IsLogCall(s.info, call) {
+				return false
+			}
+		case *ast.IncDecStmt, *ast.EmptyStmt:
+		case *ast.BranchStmt:
+			if st.Tok != token.CONTINUE {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // sourceCall returns the call whose error the if statement tests: the call

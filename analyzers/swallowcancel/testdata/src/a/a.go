@@ -515,3 +515,29 @@ func reportedAfterLoop(ctx context.Context, keys []string) error {
 	}
 	return ctx.Err()
 }
+
+func fallbackBranch(ctx context.Context, k string) error {
+	if _, err := store.Get(ctx, k); err != nil {
+		created = true // not found: fall back to a default
+	}
+	return nil
+}
+
+var created bool
+
+func fallbackInLoop(ctx context.Context, keys []string) {
+	for _, k := range keys {
+		if _, err := store.Get(ctx, k); err != nil {
+			created = true
+		}
+	}
+}
+
+func countedInLoop(ctx context.Context, keys []string) (failed int) {
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil { // want `only logged, so the loop over keys goes on`
+			failed++
+		}
+	}
+	return failed
+}
