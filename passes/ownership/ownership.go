@@ -237,7 +237,12 @@ func isLockRelease(obj types.Object) bool {
 }
 
 // mayHoldLease reports whether a parameter of type t can hold a lease.
-func mayHoldLease(t types.Type) bool {
+func mayHoldLease(t types.Type) bool { return mayHoldLeaseDepth(t, 0) }
+
+func mayHoldLeaseDepth(t types.Type, depth int) bool {
+	if depth > 4 {
+		return true
+	}
 	if analysisutil.IsContext(t) || analysisutil.IsErrorInterface(t) {
 		return false
 	}
@@ -245,15 +250,15 @@ func mayHoldLease(t types.Type) bool {
 	case *types.Interface, *types.Signature, *types.Struct:
 		return true
 	case *types.Pointer:
-		return mayHoldLease(u.Elem())
+		return mayHoldLeaseDepth(u.Elem(), depth+1)
 	case *types.Slice:
-		return mayHoldLease(u.Elem())
+		return mayHoldLeaseDepth(u.Elem(), depth+1)
 	case *types.Array:
-		return mayHoldLease(u.Elem())
+		return mayHoldLeaseDepth(u.Elem(), depth+1)
 	case *types.Map:
-		return mayHoldLease(u.Elem())
+		return mayHoldLeaseDepth(u.Elem(), depth+1)
 	case *types.Chan:
-		return mayHoldLease(u.Elem())
+		return mayHoldLeaseDepth(u.Elem(), depth+1)
 	}
 	return false
 }
