@@ -225,6 +225,16 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 	if len(senders) == 0 {
 		return false
 	}
+	if many {
+		// With many senders, each must send on every path: when only some
+		// do (the last one to finish, say), the number of sends is not the
+		// number of senders.
+		for _, g := range senders {
+			if g.Lit == nil || a.sendAvoidable(g.Lit, u.sends[g]) {
+				return false
+			}
+		}
+	}
 	k, ok := a.capacity(u.make)
 	if !ok || (!many && k >= len(senders)) || (many && k > 0) {
 		return false
@@ -284,6 +294,44 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 	return true
 }
 
+// sendAvoidable reports whether lit can return without executing one of
+// sends.
+func (a *analysis) sendAvoidable(lit *ast.FuncLit, sends []*ast.SendStmt) bool {
+	g := a.cfgs.FuncLit(lit)
+	if g == nil {
+		return true
+	}
+	isSend := map[ast.Node]bool{}
+	for _, s := range sends {
+		isSend[s] = true
+	}
+	seen := map[int32]bool{}
+	stack := []*cfg.Block{g.Blocks[0]}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[b.Index] {
+			continue
+		}
+		seen[b.Index] = true
+		sent := false
+		for _, n := range b.Nodes {
+			if isSend[n] {
+				sent = true
+				break
+			}
+		}
+		if sent {
+			continue
+		}
+		if a.isExit(b, false) {
+			return true
+		}
+		stack = append(stack, b.Succs...)
+	}
+	return false
+}
+
 // loopAround returns the innermost loop of o around the receive r that
 // starts none of the senders: a loop that drains the channel. A range over
 // the channel is its own loop.
@@ -300,6 +348,14 @@ func (a *analysis) loopAround(o *owner, r ast.Node, senders []*Goroutine) ast.St
 		case *ast.FuncLit, *ast.FuncDecl:
 			return nil
 		case *ast.ForStmt, *ast.RangeStmt:
+			// The range expression and the init statement run once,
+			// before the loop: `for k, v := range <-done` is no drain.
+			if rs, ok := n.(*ast.RangeStmt); ok && rs.X.Pos() <= r.Pos() && r.End() <= rs.X.End() {
+				continue
+			}
+			if fs, ok := n.(*ast.ForStmt); ok && fs.Init != nil && fs.Init.Pos() <= r.Pos() && r.End() <= fs.Init.End() {
+				continue
+			}
 			for _, g := range senders {
 				if n.Pos() <= g.Start.Pos() && g.Start.Pos() < n.End() {
 					return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 )
 
@@ -392,4 +393,40 @@ func okWaitOrKill(ctx context.Context, p *proc) error {
 		<-errCh
 		return ctx.Err()
 	}
+}
+
+// Only the last goroutine to finish sends (runtime tests): one receive is
+// enough.
+func okLastSends(n int) {
+	done := make(chan bool)
+	var mu sync.Mutex
+	left := n
+	for i := 0; i < n; i++ {
+		go func() {
+			mu.Lock()
+			left--
+			last := left == 0
+			mu.Unlock()
+			if last {
+				done <- true
+			}
+		}()
+	}
+	<-done
+}
+
+// The receive is the range expression of a loop over the received map: it
+// runs once per iteration of the outer loop, which drains every sender.
+func okRangeOverReceived(n int) int {
+	done := make(chan map[int]int)
+	for i := 0; i < n; i++ {
+		go func() { done <- map[int]int{i: i} }()
+	}
+	total := 0
+	for i := 0; i < n; i++ {
+		for _, v := range <-done {
+			total += v
+		}
+	}
+	return total
 }
