@@ -296,6 +296,9 @@ func (s *state) wrapCauseFixes(e, ctx, errExpr ast.Expr) []analysis.SuggestedFix
 			text = fmt.Sprintf("%s.Errorf(\"%%w: %%w\", %s, %s)", fmtName, s.source(x), cause)
 		}
 	case *ast.CallExpr:
+		if len(x.Args) == 0 || !analysisutil.IsCallToFunc(s.info, x, "errors", "New") && !analysisutil.IsCallToFunc(s.info, x, "fmt", "Errorf") {
+			break // another constructor: only stop.Wrap below
+		}
 		lit, ok := ast.Unparen(x.Args[0]).(*ast.BasicLit)
 		if !ok || lit.Kind != token.STRING {
 			break
