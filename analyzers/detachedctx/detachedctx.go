@@ -126,6 +126,11 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	if fl.kind == useNone || fl.kind == useSkip {
 		return analysis.Diagnostic{}, false
 	}
+	if reach.Kind == ctxflow.FieldContext && compatWrapper(f, calleeName(pass.TypesInfo, fl.call)) {
+		// func (tx *Tx) Exec(q string) { return tx.ExecContext(context.Background(), q) }:
+		// the context-less form of an API, detached by contract.
+		return analysis.Diagnostic{}, false
+	}
 	if st.storedResult(fl.call) {
 		// s.pool = NewPool(context.Background()): the context belongs to
 		// a long-lived owner.
@@ -651,6 +656,20 @@ func calleeName(info *types.Info, call *ast.CallExpr) string {
 		return fun.Sel.Name
 	}
 	return ""
+}
+
+// compatWrapper reports whether f, a function without a context parameter,
+// is the context-less form of callee: Exec calling ExecContext (or
+// ExecWithContext, ExecCtx).
+func compatWrapper(f *ctxflow.Func, callee string) bool {
+	for g := f; g != nil; g = g.Parent {
+		if g.Obj == nil {
+			continue
+		}
+		name := g.Obj.Name()
+		return callee == name+"Context" || callee == name+"WithContext" || callee == name+"Ctx"
+	}
+	return false
 }
 
 // shutdownMethod reports whether f, or the method enclosing the literal f,

@@ -90,3 +90,19 @@ func (s *Store) Flush() error { return s.Save(context.Background(), "flush") }
 func LogIt(ctx context.Context, lg *slog.Logger) {
 	lg.InfoContext(context.Background(), "hello") // want `context.Background\(\) passed to lg.InfoContext in LogIt drops the values of ctx`
 }
+
+type SQLTx struct {
+	ctx context.Context
+	s   *Store
+}
+
+func (tx *SQLTx) ExecContext(ctx context.Context, q string) error { return tx.s.Save(ctx, q) }
+
+// The context-less form of an API: detached by contract (database/sql's
+// Tx.Exec shape).
+func (tx *SQLTx) Exec(q string) error { return tx.ExecContext(context.Background(), q) }
+
+// Not the context-less form of the callee.
+func (tx *SQLTx) Run(q string) error {
+	return tx.ExecContext(context.Background(), q) // want `context.Background\(\) in Run cuts off tx.ctx`
+}
