@@ -226,7 +226,8 @@ func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.
 
 // enclosingGoLit returns the outermost function literal enclosing cur that
 // runs detached from its caller's lifetime: started by a go statement,
-// registered to run later (time.AfterFunc), or run once for many callers
+// registered to run later (time.AfterFunc, stored in a field or a composite
+// literal as a callback), or run once for many callers
 // (sync.Once.Do, sync.OnceFunc and friends, singleflight's Do and DoChan).
 // It returns nil when there is none.
 func (st *state) enclosingGoLit(cur inspector.Cursor) *ast.FuncLit {
@@ -234,6 +235,18 @@ func (st *state) enclosingGoLit(cur inspector.Cursor) *ast.FuncLit {
 	for c := cur.Parent(); c.Node() != nil; c = c.Parent() {
 		lit, ok := c.Node().(*ast.FuncLit)
 		if !ok {
+			continue
+		}
+		switch p := c.Parent().Node().(type) {
+		case *ast.KeyValueExpr, *ast.CompositeLit:
+			out = lit // a callback stored for later
+			continue
+		case *ast.AssignStmt:
+			for _, l := range p.Lhs {
+				if _, ok := ast.Unparen(l).(*ast.Ident); !ok {
+					out = lit // s.onEvict = func() {...}
+				}
+			}
 			continue
 		}
 		call, ok := c.Parent().Node().(*ast.CallExpr)

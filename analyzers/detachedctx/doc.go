@@ -69,7 +69,8 @@
 //     spawner's context (a background worker detached on purpose; untrackedgo
 //     owns goroutine lifetimes). A goroutine that uses the spawner's context
 //     and also makes a fresh one is reported. Literals run later or once for
-//     many callers (time.AfterFunc, sync.Once.Do, sync.OnceFunc/OnceValue/
+//     many callers (time.AfterFunc, callbacks stored in a field or a
+//     composite literal, sync.Once.Do, sync.OnceFunc/OnceValue/
 //     OnceValues, singleflight's Do and DoChan) are treated the same way:
 //     one caller's cancellation must not fail the others. Literals passed to
 //     context.AfterFunc run after the context ended and are never reported;
@@ -81,6 +82,10 @@
 //     select with such a case, or inside `if ctx.Err() != nil {...}`
 //     (graceful shutdown needs a context that is still alive);
 //   - a fallback for a missing context: inside `if ctx == nil {...}`;
+//   - the context-less form of an API when only a receiver's context field
+//     is in reach: `func (tx *Tx) Exec(q string) { return
+//     tx.ExecContext(context.Background(), q) }` (also ...WithContext and
+//     ...Ctx), detached by contract;
 //   - a line (or the line below a comment) carrying a comment of the form
 //     `// detached: <reason>` with a non-empty reason.
 //

@@ -106,3 +106,15 @@ func (tx *SQLTx) Exec(q string) error { return tx.ExecContext(context.Background
 func (tx *SQLTx) Run(q string) error {
 	return tx.ExecContext(context.Background(), q) // want `context.Background\(\) in Run cuts off tx.ctx`
 }
+
+type evicting struct {
+	onEvict func(string)
+	s       *Store
+}
+
+// A callback stored for later runs outside this call's lifetime.
+func (e *evicting) Configure(ctx context.Context) {
+	e.onEvict = func(k string) {
+		_ = e.s.Save(context.Background(), k)
+	}
+}
