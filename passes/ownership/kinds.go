@@ -68,6 +68,8 @@ var (
 		Consequence: "the file descriptor stays open until a finalizer runs"}
 	KindListener = &Kind{ID: "listener", Noun: "listener", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()", NilOnError: true,
 		Consequence: "the port stays bound and its file descriptor open"}
+	KindServer = &Kind{ID: "server", Noun: "test server", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()",
+		Consequence: "its listener and serving goroutines outlive the test"}
 	KindSpan = &Kind{ID: "span", Noun: "span", Verb: "ended", Release: []string{"End"}, Fix: "%s.End()",
 		Consequence: "the span is never exported and its data stays in memory"}
 	KindLease = &Kind{ID: "lease", Noun: "lease", Verb: "released", Release: []string{"Release", "Transfer"},
@@ -87,7 +89,7 @@ var genericRelease = []string{
 var generic = &Kind{ID: "generic", Release: genericRelease, Call: true, Field: "*"}
 
 var builtinKinds = []*Kind{KindCancel, KindCancelTimer, KindTimer, KindTicker, KindRows, KindTx, KindStmt,
-	KindConn, KindBody, KindFile, KindListener, KindSpan, KindLease}
+	KindConn, KindBody, KindFile, KindListener, KindServer, KindSpan, KindLease}
 
 // KindByID returns the built-in kind with the given ID, or nil.
 func KindByID(id string) *Kind {
@@ -148,6 +150,36 @@ var acquirers = []acquirer{
 	{"net", "Dialer", "DialContext", 0, KindConn},
 	{"net", "", "Listen", 0, KindListener},
 	{"net", "ListenConfig", "Listen", 0, KindListener},
+	{"os/signal", "", "NotifyContext", 1, KindCancel},
+	{"net/http", "Transport", "RoundTrip", 0, KindBody},
+	{"net/http", "RoundTripper", "RoundTrip", 0, KindBody},
+	{"net", "", "DialTCP", 0, KindConn},
+	{"net", "", "DialUDP", 0, KindConn},
+	{"net", "", "DialUnix", 0, KindConn},
+	{"net", "", "DialIP", 0, KindConn},
+	{"net", "Listener", "Accept", 0, KindConn},
+	{"net", "TCPListener", "Accept", 0, KindConn},
+	{"net", "TCPListener", "AcceptTCP", 0, KindConn},
+	{"net", "UnixListener", "Accept", 0, KindConn},
+	{"net", "UnixListener", "AcceptUnix", 0, KindConn},
+	{"net", "", "ListenPacket", 0, KindListener},
+	{"net", "", "ListenTCP", 0, KindListener},
+	{"net", "", "ListenUDP", 0, KindListener},
+	{"net", "", "ListenUnix", 0, KindListener},
+	{"net", "ListenConfig", "ListenPacket", 0, KindListener},
+	{"crypto/tls", "", "Dial", 0, KindConn},
+	{"crypto/tls", "", "DialWithDialer", 0, KindConn},
+	{"crypto/tls", "Dialer", "Dial", 0, KindConn},
+	{"crypto/tls", "Dialer", "DialContext", 0, KindConn},
+	{"crypto/tls", "", "Listen", 0, KindListener},
+	{"net/http/httptest", "", "NewServer", 0, KindServer},
+	{"net/http/httptest", "", "NewTLSServer", 0, KindServer},
+	{"net/http/httptest", "", "NewUnstartedServer", 0, KindServer},
+	{"archive/zip", "", "OpenReader", 0, KindFile},
+	{"os", "", "OpenInRoot", 0, KindFile},
+	{"os", "Root", "Open", 0, KindFile},
+	{"os", "Root", "Create", 0, KindFile},
+	{"os", "Root", "OpenFile", 0, KindFile},
 	{"os", "", "Open", 0, KindFile},
 	{"os", "", "OpenFile", 0, KindFile},
 	{"os", "", "Create", 0, KindFile},

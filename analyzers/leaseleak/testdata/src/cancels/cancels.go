@@ -3,6 +3,8 @@ package cancels
 import (
 	"context"
 	"errors"
+	"os"
+	"os/signal"
 	"time"
 )
 
@@ -157,4 +159,13 @@ func explicit(ctx context.Context, fast bool) error {
 	err := work(ctx)
 	cancel()
 	return err
+}
+
+func notify(ctx context.Context, ready func() bool) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt) // want `the cancel function of signal.NotifyContext is not called on the path through the return when !ready\(\)`
+	if !ready() {
+		return errors.New("not ready")
+	}
+	defer stop()
+	return work(ctx)
 }

@@ -215,3 +215,18 @@ func spill(parts [][]byte, dir string) error {
 	}
 	return nil
 }
+
+// An accepted connection leaks when the handshake check fails.
+func acceptOne(ln net.Listener, ok func(net.Addr) bool) error {
+	c, err := ln.Accept() // want `the connection c from \(net.Listener\).Accept is not closed on the path through the return when !ok\(c.RemoteAddr\(\)\)`
+	if err != nil {
+		return err
+	}
+	if !ok(c.RemoteAddr()) {
+		return errors.New("rejected")
+	}
+	go serveConn(c)
+	return nil
+}
+
+func serveConn(c net.Conn) { defer c.Close() }
