@@ -643,13 +643,25 @@ func cancelTest(info *types.Info, cond ast.Expr) bool {
 	return found
 }
 
+// isCancelSentinel reports whether e is context.Canceled or
+// context.DeadlineExceeded, or gRPC's codes.Canceled or
+// codes.DeadlineExceeded.
 func isCancelSentinel(info *types.Info, e ast.Expr) bool {
 	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
 	if !ok {
 		return false
 	}
-	v, ok := info.ObjectOf(sel.Sel).(*types.Var)
-	return ok && v.Pkg() != nil && v.Pkg().Path() == "context" && (v.Name() == "Canceled" || v.Name() == "DeadlineExceeded")
+	obj := info.ObjectOf(sel.Sel)
+	if obj == nil || obj.Pkg() == nil || (obj.Name() != "Canceled" && obj.Name() != "DeadlineExceeded") {
+		return false
+	}
+	switch obj := obj.(type) {
+	case *types.Var:
+		return obj.Pkg().Path() == "context"
+	case *types.Const:
+		return obj.Pkg().Path() == "google.golang.org/grpc/codes"
+	}
+	return false
 }
 
 // terminates reports whether a statement list ends by leaving: return,

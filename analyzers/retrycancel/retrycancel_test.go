@@ -9,7 +9,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), retrycancel.Analyzer, "a", "b", "helpers", "libs")
+	analysistest.Run(t, analysistest.TestData(), retrycancel.Analyzer, "a", "b", "helpers", "libs", "grpcloop")
 }
 
 func TestFixes(t *testing.T) {
