@@ -445,3 +445,19 @@ func inspectNode(n ast.Node, f func(ast.Node) bool) {
 		return m != nil && f(m)
 	})
 }
+
+// cursor returns the cursor of n, found by position (a binary search)
+// rather than by a walk.
+func (a *analysis) cursor(n ast.Node) (inspector.Cursor, bool) {
+	if c, ok := a.ins.Root().FindByPos(n.Pos(), n.End()); ok {
+		for ; c.Valid(); c = c.Parent() {
+			if c.Node() == n {
+				return c, true
+			}
+			if c.Node().Pos() < n.Pos() || c.Node().End() > n.End() {
+				break
+			}
+		}
+	}
+	return a.ins.Root().FindNode(n)
+}

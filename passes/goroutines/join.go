@@ -323,7 +323,7 @@ func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bo
 		}
 	}
 	for _, root := range nodes {
-		cur, ok := a.ins.Root().FindNode(root)
+		cur, ok := a.cursor(root)
 		if !ok {
 			continue
 		}

@@ -38,7 +38,7 @@ func (a *analysis) orphans(o *owner) {
 			senderOf[g.Lit] = g
 		}
 	}
-	body, ok := a.ins.Root().FindNode(o.fn.Body)
+	body, ok := a.cursor(o.fn.Body)
 	if !ok {
 		return
 	}
@@ -239,7 +239,7 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 	if !ok || (!many && k >= len(senders)) || (many && k > 0) {
 		return false
 	}
-	w := &orphanWalk{a: a, o: o, u: u, many: many, k: k, starts: map[ast.Node]int{}, drains: map[ast.Stmt]bool{}, outcome: map[types.Object]bool{}}
+	w := &orphanWalk{a: a, o: o, u: u, many: many, k: k, starts: map[ast.Node]int{}, drains: map[ast.Stmt]bool{}, outcome: map[types.Object]bool{}, selects: map[*ast.CommClause]*ast.SelectStmt{}}
 	// Channels the senders signal besides u: a receiver that takes one of
 	// those instead has heard from that sender, which then does not send
 	// (a success channel next to an error channel).
@@ -380,6 +380,7 @@ type orphanWalk struct {
 	drains map[ast.Stmt]bool // loops that drain the channel
 	// outcome holds the other channels the senders signal on.
 	outcome map[types.Object]bool
+	selects map[*ast.CommClause]*ast.SelectStmt // memo of selectOf
 }
 
 type walkState struct {
@@ -511,11 +512,14 @@ func (w *orphanWalk) drainAround(n ast.Node) ast.Stmt {
 }
 
 func (w *orphanWalk) selectOf(clause *ast.CommClause) *ast.SelectStmt {
-	c, ok := w.a.ins.Root().FindNode(clause)
-	if !ok {
-		return nil
+	if sel, ok := w.selects[clause]; ok {
+		return sel
 	}
-	sel, _ := c.Parent().Parent().Node().(*ast.SelectStmt)
+	var sel *ast.SelectStmt
+	if c, ok := w.a.cursor(clause); ok {
+		sel, _ = c.Parent().Parent().Node().(*ast.SelectStmt)
+	}
+	w.selects[clause] = sel
 	return sel
 }
 
