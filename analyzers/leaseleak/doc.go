@@ -12,20 +12,24 @@
 // time.NewTimer and time.NewTicker (before Go 1.23 only: since then an
 // unreferenced timer is collected); a semaphore.Weighted weight; a
 // sync.Mutex or RWMutex lock; *sql.Rows, *sql.Stmt, *sql.Conn and *sql.Tx
-// (Commit or Rollback); the Body of an *http.Response; net.Conn,
-// net.Listener and *os.File; an OpenTelemetry span (End); an rt/lease
-// Lease; and the types named in the configuration. A function that returns
+// (Commit or Rollback); the Body of an *http.Response (from http.Get,
+// Client.Do, RoundTrip, ...); net.Conn, net.Listener, tls connections and
+// *os.File; the stop function of signal.NotifyContext; an httptest.Server;
+// an OpenTelemetry span (End); an rt/lease Lease; and the types named in the
+// configuration. A function that returns
 // a lease it acquired passes the duty to its callers.
 //
 // A lease that misses its release on one path leaks only when that path is
 // taken: typically the early return of a cancellation or error check. The
-// finding names the lease, the path (the first return that misses the
-// release, listed with the others as related places) and what the leak
-// costs at run time:
-//
-//	the cancel function of context.WithTimeout is not called on the path
-//	through the return when ctx.Err() != nil, so the timer and the child
-//	context live until the deadline passes or the parent context ends
+// finding, at the acquisition, names the lease, the path (the first return
+// that misses the release; every such return is a related place) and what
+// the leak costs at run time, for instance: "the cancel function of
+// context.WithTimeout is not called on the path through the return when
+// ctx.Err() != nil, so the timer and the child context live until the
+// deadline passes or the parent context ends". A lease acquired in a loop
+// and not released before the loop acquires the next one is reported too,
+// and so is a lease discarded with _ when the function can go on to
+// succeed.
 //
 // Bad:
 //
@@ -58,13 +62,24 @@
 // computed across packages by passes/ownership) or to code the check cannot
 // see (a function value, an interface method); released in a deferred
 // closure. Paths on which the acquisition failed (its error is not nil, or
-// the lease is nil) need no release; nor do paths on which rows.Next()
-// returned false, which closes the rows.
+// the lease is nil, including predicates such as os.IsNotExist(err)) need
+// no release; nor do paths on which rows.Next() returned false, which closes
+// the rows, or on which the response body was read to its end with
+// io.ReadAll or io.Copy, which gives the connection back. A condition that
+// held at the acquisition and reads only variables that never change is
+// taken to hold again later (if b { mu.Lock() } ... if b { mu.Unlock() }).
+// A deferred closure registered before the acquisition that releases the
+// same variable covers it.
 //
 // Locks and semaphore weights are held to every path only in functions that
-// release the same lock themselves somewhere (a function that only locks
-// hands the lock to its caller). A helper of the same package that unlocks,
-// called on the lock's owner, counts as a release.
+// release the same lock themselves somewhere, outside callbacks and
+// goroutines (a function that only locks hands the lock to its caller), and
+// a semaphore Release pairs only with an Acquire of the same weight
+// expression. A helper of the same package that unlocks, called on the
+// lock's owner or returned as a method value, counts as a release, and so
+// does recording the hold in the owner (r.scanHold = true). A Lock in a
+// function that unlocks first (Unlock; wait; Lock) gives back a lock its
+// caller holds, and a deferred Unlock registered earlier covers a re-Lock.
 //
 // In files older than Go 1.23 it also reports time.After in a select inside
 // a loop, and time.Tick in a function that returns.
