@@ -16,11 +16,13 @@
 // One finding per loop, the first that applies:
 //
 //   - the loop retries when the error is context.DeadlineExceeded or
-//     context.Canceled of a context from outside the loop (retrying a
+//     context.Canceled (or gRPC's codes.DeadlineExceeded or codes.Canceled)
+//     of a context from outside the loop (retrying a
 //     per-attempt timeout derived inside the loop is fine);
 //   - the loop's wait is time.Sleep, a bare `<-time.After(d)`, a bare
-//     `<-ticker.C`, a select over timers only, or the loop ranges over a
-//     ticker, while a context is in reach: the wait cannot be interrupted,
+//     `<-ticker.C`, a select over timers only, a call of a context-less
+//     helper that calls time.Sleep (known across packages by the sleeps
+//     fact), or the loop ranges over a ticker, while a context is in reach: the wait cannot be interrupted,
 //     and when the loop has no other context check it retries after
 //     cancellation too (a constant pause under 100ms in a loop that does
 //     check is not reported; a loop with no exit and no bound call is a

@@ -21,6 +21,59 @@ func (*ChecksContext) AFact() {}
 
 func (*ChecksContext) String() string { return "checksContext" }
 
+// Sleeps is an object fact on a *types.Func that takes no context and calls
+// time.Sleep outside any loop: a backoff helper (sleepBackoff(attempt))
+// that cannot be interrupted. A retry loop that calls it is sleeping.
+type Sleeps struct{}
+
+// AFact marks Sleeps as an analysis fact.
+func (*Sleeps) AFact() {}
+
+func (*Sleeps) String() string { return "sleeps" }
+
+// sleeps reports whether fn is known to sleep uninterruptibly.
+func (st *state) sleeps(fn *types.Func) bool {
+	if fn.Pkg() == st.pass.Pkg {
+		return st.sleepers[fn]
+	}
+	return st.pass.ImportObjectFact(fn.Origin(), new(Sleeps))
+}
+
+// computeSleepers finds the package's context-less sleep helpers.
+func (st *state) computeSleepers() {
+	for _, f := range st.res.Funcs {
+		if f.Obj == nil || takesContext(f.Sig) {
+			continue
+		}
+		found := false
+		ast.Inspect(f.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+				return false
+			case *ast.CallExpr:
+				if analysisutil.IsCallToFunc(st.info, n, "time", "Sleep") {
+					found = true
+				}
+			}
+			return !found
+		})
+		if found {
+			st.sleepers[f.Obj] = true
+			st.pass.ExportObjectFact(f.Obj, new(Sleeps))
+		}
+	}
+}
+
+func takesContext(sig *types.Signature) bool {
+	for i := range sig.Params().Len() {
+		t := sig.Params().At(i).Type()
+		if analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t) {
+			return true
+		}
+	}
+	return false
+}
+
 // checksContext reports whether fn is known to check its context.
 func (st *state) checksContext(fn *types.Func) bool {
 	if st.checks[fn] {

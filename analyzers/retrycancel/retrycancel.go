@@ -37,7 +37,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Doc:       analysisutil.MustExtractDoc(doc, "retrycancel"),
 		URL:       "https://github.com/cancelcheck/cancelcheck/blob/main/docs/retrycancel.md",
 		Requires:  []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
-		FactTypes: []analysis.Fact{(*ChecksContext)(nil)},
+		FactTypes: []analysis.Fact{(*ChecksContext)(nil), (*Sleeps)(nil)},
 		Run:       (&checker{cfg}).run,
 	}
 }
@@ -48,13 +48,14 @@ var Analyzer = New(Config{})
 type checker struct{ cfg Config }
 
 type state struct {
-	pass   *analysis.Pass
-	info   *types.Info
-	res    *ctxflow.Result
-	ins    *inspector.Inspector
-	rep    *analysisutil.Reporter
-	checks map[*types.Func]bool // local functions that check their context
-	anyErr bool                 // while judging exits: any error variable counts
+	pass     *analysis.Pass
+	info     *types.Info
+	res      *ctxflow.Result
+	ins      *inspector.Inspector
+	rep      *analysisutil.Reporter
+	checks   map[*types.Func]bool // local functions that check their context
+	sleepers map[*types.Func]bool // local context-less sleep helpers
+	anyErr   bool                 // while judging exits: any error variable counts
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -63,14 +64,16 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		return nil, nil
 	}
 	st := &state{
-		pass:   pass,
-		info:   pass.TypesInfo,
-		res:    res,
-		ins:    pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
-		rep:    analysisutil.NewReporter(pass),
-		checks: make(map[*types.Func]bool),
+		pass:     pass,
+		info:     pass.TypesInfo,
+		res:      res,
+		ins:      pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		rep:      analysisutil.NewReporter(pass),
+		checks:   make(map[*types.Func]bool),
+		sleepers: make(map[*types.Func]bool),
 	}
 	st.computeFacts()
+	st.computeSleepers()
 	for cur := range st.ins.Root().Preorder((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.CallExpr)(nil)) {
 		if !c.cfg.IncludeTests && strings.HasSuffix(pass.Fset.File(cur.Node().Pos()).Name(), "_test.go") {
 			continue
@@ -544,6 +547,9 @@ func (st *state) sleepStmt(s *ast.ExprStmt) (sleep, bool) {
 	case *ast.CallExpr:
 		if analysisutil.IsCallToFunc(st.info, x, "time", "Sleep") && len(x.Args) == 1 {
 			return sleep{stmt: s, dur: x.Args[0], desc: "time.Sleep"}, true
+		}
+		if fn := analysisutil.Callee(st.info, x); fn != nil && st.sleeps(fn) {
+			return sleep{stmt: s, desc: types.ExprString(x.Fun) + ", which calls time.Sleep,"}, true
 		}
 	case *ast.UnaryExpr:
 		if x.Op != token.ARROW {

@@ -49,3 +49,26 @@ func Poll(ctx context.Context) {
 		helpers.Sleep(ctx, time.Second)
 	}
 }
+
+// A backoff helper from another package that sleeps without ctx.
+func Dial(ctx context.Context) error {
+	for attempt := 0; attempt < 5; attempt++ {
+		if err := ping(ctx); err == nil {
+			return nil
+		}
+		helpers.Backoff(attempt) // want `helpers.Backoff, which calls time.Sleep, ignores ctx`
+	}
+	return nil
+}
+
+func pause() { time.Sleep(time.Second) } // want pause:"sleeps"
+
+// A local sleeper.
+func Retry(ctx context.Context) {
+	for {
+		if err := ping(ctx); err == nil {
+			return
+		}
+		pause() // want `pause, which calls time.Sleep, ignores ctx and the loop never checks it`
+	}
+}

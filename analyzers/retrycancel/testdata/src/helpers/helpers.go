@@ -38,3 +38,8 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	time.Sleep(d)
 	return true
 }
+
+// Backoff sleeps for the attempt's backoff, uninterruptibly.
+func Backoff(attempt int) { // want Backoff:"sleeps"
+	time.Sleep(time.Duration(1<<attempt) * 100 * time.Millisecond)
+}
