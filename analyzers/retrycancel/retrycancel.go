@@ -480,6 +480,11 @@ func (st *state) scanCall(c inspector.Cursor, call *ast.CallExpr, l *loop) {
 	}
 	// Calls in a nested loop belong to that loop: a walk over a collection
 	// inside a retry loop is swallowcancel's business.
+	// A call started by go or defer returns no error to the loop.
+	switch c.Parent().Node().(type) {
+	case *ast.GoStmt, *ast.DeferStmt:
+		return
+	}
 	if st.res.BoundCall(call) && hasErrorResult(st.info, call) && st.innermostLoop(c) == l.stmt {
 		l.bound = append(l.bound, call)
 	}

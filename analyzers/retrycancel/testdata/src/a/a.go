@@ -706,3 +706,17 @@ func Serve(ctx context.Context, l listener) error {
 		delay = 0
 	}
 }
+
+func handleConn(ctx context.Context, conn int) error { return nil }
+
+// An accept loop handing connections to goroutines: the goroutine's error
+// never reaches the loop.
+func AcceptLoop(ctx context.Context, l listener) {
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go handleConn(ctx, conn)
+	}
+}
