@@ -38,7 +38,9 @@ type result struct {
 	err error
 }
 
-type server struct {
+// fields are those of the per-file server types (server000, server001...):
+// methods spread over many receivers, as in real packages.
+type fields struct {
 	ctx   context.Context
 	store Store
 	db    *sql.DB
@@ -175,6 +177,14 @@ func (s *server) background%[1]d(ctx context.Context) {
 			}
 		}
 	}()
+}
+`},
+	{"untrackedgo: fire-and-forget goroutine", `
+func (s *server) notify%[1]d(ctx context.Context, key string) error {
+	go func() {
+		_ = s.store.Put(ctx, key, "notified")
+	}()
+	return nil
 }
 `},
 	{"orphansend: result send after the receiver gave up", `
@@ -403,10 +413,12 @@ var (
 	_ = time.Second
 )
 `)
+		recv := fmt.Sprintf("server%03d", f)
+		fmt.Fprintf(&b, "\ntype %s struct{ fields }\n", recv)
 		for range funcsPerFile {
 			t := templates[n%len(templates)]
 			fmt.Fprintf(&b, "\n// %s\n", strings.ReplaceAll(t.name, "%%", "%"))
-			fmt.Fprintf(&b, t.src, n)
+			fmt.Fprintf(&b, strings.ReplaceAll(t.src, "(s *server)", "(s *"+recv+")"), n)
 			n++
 		}
 		name := filepath.Join(dir, fmt.Sprintf("gen%03d.go", f))
