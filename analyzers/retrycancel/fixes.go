@@ -90,7 +90,8 @@ func (st *state) checkFix(l *loop, ctxExpr string, ctxObj types.Object) []analys
 // and a timer, or by wait.Sleep from the runtime.
 func (st *state) sleepFixes(l *loop, s sleep, ctxExpr string, ctxObj types.Object) []analysis.SuggestedFix {
 	if s.dur == nil {
-		return nil
+		// A ticker range or a select over timers: check at the top.
+		return st.checkFix(l, ctxExpr, ctxObj)
 	}
 	e := st.env(l, s.stmt.Pos(), ctxExpr, ctxObj)
 	if e == nil {

@@ -58,3 +58,15 @@ func Handler(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(50 * time.Millisecond) // want `time.Sleep ignores r.Context\(\)`
 	}
 }
+
+// A ticker range: the check goes at the top of the loop.
+func Tick(ctx context.Context, c *Client) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for range t.C { // want `ranging over t.C ignores ctx`
+		if err := c.Ping(ctx); err == nil {
+			return nil
+		}
+	}
+	return nil
+}
