@@ -109,6 +109,46 @@ func BenchmarkSuite(b *testing.B) {
 	}
 }
 
+// BenchmarkReal runs each check and the suite over real packages (default:
+// some large standard ones; CANCELCHECK_BENCH_PKGS=p1,p2 to choose), each
+// package on its own, as a vet tool sees it.
+//
+//	go test -run='^$' -bench=Real -benchmem ./bench/
+func BenchmarkReal(b *testing.B) {
+	paths := []string{"net/http", "database/sql", "os/exec", "go/types", "net"}
+	if env := os.Getenv("CANCELCHECK_BENCH_PKGS"); env != "" {
+		paths = strings.Split(env, ",")
+	}
+	cfg := &packages.Config{Mode: packages.LoadSyntax}
+	loaded, err := packages.Load(cfg, paths...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pkgs []*passrun.Prepared
+	for _, p := range loaded {
+		if len(p.Errors) > 0 {
+			b.Fatalf("%s: %v", p.ID, p.Errors[0])
+		}
+		pkgs = append(pkgs, passrun.Prepare(passrun.FromPackages(p)))
+	}
+	for _, s := range subjects() {
+		b.Run(s.name, func(b *testing.B) {
+			if len(s.as) == 0 {
+				b.Skip("no checks registered")
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n = 0
+				for _, p := range pkgs {
+					n += runOnce(b, p, s.as)
+				}
+			}
+			b.ReportMetric(float64(n), "findings/op")
+		})
+	}
+}
+
 // TestSmoke runs each benchmark body once on a small generated package, so
 // the benchmarks cannot rot between the times someone runs them.
 func TestSmoke(t *testing.T) {
