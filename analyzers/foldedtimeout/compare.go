@@ -40,7 +40,47 @@ func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
 	if s.pass.Pkg.Path() == "context" || s.inIsMethod(cur) {
 		return false
 	}
-	return true
+	// Only errors known to come from context-bound work: a parameter of a
+	// helper such as mapErr(ctx.Err()) is usually the bare sentinel.
+	return s.res.MayCarryCancel(e) || s.assignedCarrier(cur, e)
+}
+
+// assignedCarrier reports whether e (a field or other non-variable
+// expression) was assigned, by the statement just before the one holding
+// cur, the error of a call that may carry cancellation:
+//
+//	info.x, info.err = load(ctx, dir)
+//	if info.err == context.Canceled {
+func (s *state) assignedCarrier(cur inspector.Cursor, e ast.Expr) bool {
+	text := types.ExprString(e)
+	for c := cur; c.Valid(); c = c.Parent() {
+		if _, ok := c.Node().(ast.Stmt); !ok {
+			continue
+		}
+		prev, ok := c.PrevSibling()
+		if !ok {
+			return false
+		}
+		as, ok := prev.Node().(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 {
+			return false
+		}
+		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		for i, l := range as.Lhs {
+			if types.ExprString(l) == text {
+				idx := i
+				if len(as.Lhs) == 1 {
+					idx = 0
+				}
+				return s.res.CallMayCarryCancel(call, idx)
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // checkCompare reports err == context.Canceled (and !=, and

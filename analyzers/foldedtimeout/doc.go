@@ -59,7 +59,11 @@
 //   - %v inside log calls, panics, or a fmt.Errorf whose result is only
 //     logged or discarded: nothing is returned;
 //   - errors that cannot carry cancellation: not from a context-bound call,
-//     or from a call given context.Background() or WithoutCancel;
+//     or from a call given context.Background() or WithoutCancel; errors
+//     formatted after the function already tested for cancellation and
+//     returned (if ctx.Err() != nil { return ctx.Err() });
+//   - == against context.Canceled on errors of unknown origin (parameters:
+//     a helper like mapErr(ctx.Err()) receives the bare sentinel);
 //   - ctx.Err() == context.Canceled and context.Cause(ctx) == ...: those are
 //     never wrapped; comparisons inside Is methods and the context package;
 //   - contexts held in fields or package variables (their end is the

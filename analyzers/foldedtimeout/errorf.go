@@ -87,7 +87,7 @@ func (s *state) checkErrorf(cur inspector.Cursor, call *ast.CallExpr) {
 			folds = append(folds, fold{sp, c, errCall})
 		}
 	}
-	if len(folds) == 0 || !s.propagated(cur) {
+	if len(folds) == 0 || !s.propagated(cur) || s.cancelHandledBefore(cur) {
 		return
 	}
 	first := folds[0]
@@ -163,7 +163,7 @@ func (s *state) checkStringified(cur inspector.Cursor, call *ast.CallExpr) {
 			}
 		}
 	}
-	if carrier == nil || !s.propagated(cur) {
+	if carrier == nil || !s.propagated(cur) || s.cancelHandledBefore(cur) {
 		return
 	}
 	d := analysis.Diagnostic{

@@ -213,6 +213,31 @@ func (s *state) source(n ast.Node) string {
 	return string(src[start:end])
 }
 
+// cancelHandledBefore reports whether, on the way to cur, the function has
+// already tested for cancellation and left: an earlier if statement of an
+// enclosing block tests the context (ctx.Err() != nil, errors.Is(err,
+// context.Canceled)) and returns. An error formatted after that is, in
+// practice, not a cancellation.
+func (s *state) cancelHandledBefore(cur inspector.Cursor) bool {
+	for c := cur; c.Valid(); c = c.Parent() {
+		switch c.Node().(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			return false
+		case ast.Stmt:
+			for p, ok := c.PrevSibling(); ok; p, ok = p.PrevSibling() {
+				is, ok := p.Node().(*ast.IfStmt)
+				if !ok || len(is.Body.List) == 0 || !s.res.ChecksCancel(is.Cond) {
+					continue
+				}
+				if _, ok := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // inIsMethod reports whether cur is inside a method `Is(error) bool`,
 // where comparing the target with == is the contract.
 func (s *state) inIsMethod(cur inspector.Cursor) bool {

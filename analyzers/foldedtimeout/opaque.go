@@ -116,7 +116,7 @@ func (s *state) checkCompositeLit(cur inspector.Cursor, lit *ast.CompositeLit) {
 			break
 		}
 	}
-	if value == nil || !s.propagated(cur) {
+	if value == nil || !s.propagated(cur) || s.cancelHandledBefore(cur) {
 		return
 	}
 	d := analysis.Diagnostic{

@@ -181,8 +181,34 @@ func neqDeadline(ctx context.Context) error {
 	return nil
 }
 
-func reversedEq(err error) bool {
+func reversedEq(ctx context.Context) bool {
+	err := store.Put(ctx, "k", "v")
 	return context.Canceled == err // want `err == context.Canceled misses`
+}
+
+type info struct{ err error }
+
+func fieldEq(ctx context.Context, in *info) bool {
+	in.err = store.Put(ctx, "k", "v")
+	if in.err == context.Canceled { // want `in.err == context.Canceled misses`
+		return true
+	}
+	return false
+}
+
+// mapErr maps the context's errors to this package's; callers pass ctx.Err().
+func mapErr(err error) error {
+	switch err {
+	case context.Canceled:
+		return ErrStopped
+	case context.DeadlineExceeded:
+		return ErrTimeout
+	}
+	return err
+}
+
+func unknownOrigin(err error) bool {
+	return err == context.Canceled
 }
 
 func switchErr(ctx context.Context) string {
@@ -454,4 +480,25 @@ func sprintfLogged(ctx context.Context) {
 	if err := store.Put(ctx, "k", "v"); err != nil {
 		log.Print(errors.New(fmt.Sprintf("put failed: %v", err)))
 	}
+}
+
+func ctxCheckedFirst(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("put: %v", err) // the cancellation left above
+	}
+	return nil
+}
+
+func isCheckedFirst(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if err != nil {
+		return errors.New("put: " + err.Error())
+	}
+	return nil
 }
