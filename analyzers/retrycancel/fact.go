@@ -21,9 +21,10 @@ func (*ChecksContext) AFact() {}
 
 func (*ChecksContext) String() string { return "checksContext" }
 
-// Sleeps is an object fact on a *types.Func that takes no context and calls
-// time.Sleep outside any loop: a backoff helper (sleepBackoff(attempt))
-// that cannot be interrupted. A retry loop that calls it is sleeping.
+// Sleeps is an object fact on a *types.Func that takes no context and whose
+// short body (at most three statements) ends with time.Sleep: a backoff
+// helper (sleepBackoff(attempt)) that cannot be interrupted. A retry loop
+// that calls it is sleeping.
 type Sleeps struct{}
 
 // AFact marks Sleeps as an analysis fact.
@@ -45,18 +46,16 @@ func (st *state) computeSleepers() {
 		if f.Obj == nil || takesContext(f.Sig) {
 			continue
 		}
+		// A backoff helper is short and ends with its sleep.
+		list := f.Body.List
 		found := false
-		ast.Inspect(f.Body, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
-				return false
-			case *ast.CallExpr:
-				if analysisutil.IsCallToFunc(st.info, n, "time", "Sleep") {
+		if n := len(list); n > 0 && n <= 3 {
+			if es, ok := list[n-1].(*ast.ExprStmt); ok {
+				if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(st.info, call, "time", "Sleep") {
 					found = true
 				}
 			}
-			return !found
-		})
+		}
 		if found {
 			st.sleepers[f.Obj] = true
 			st.pass.ExportObjectFact(f.Obj, new(Sleeps))

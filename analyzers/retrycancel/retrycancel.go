@@ -435,7 +435,7 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 			if cc, ok := c.Parent().Node().(*ast.CommClause); ok && cc.Comm == n {
 				break // a select case, judged with its select
 			}
-			if s, ok := st.sleepStmt(n); ok && st.innermostLoop(c) == l.stmt {
+			if s, ok := st.sleepStmt(n); ok && st.innermostLoop(c) == l.stmt && !beforeExit(c) {
 				l.sleeps = append(l.sleeps, s)
 			}
 		case *ast.SelectStmt:
@@ -698,4 +698,20 @@ func terminates(list []ast.Stmt) bool {
 
 func calleeName(info *types.Info, call *ast.CallExpr) string {
 	return types.ExprString(call.Fun)
+}
+
+// beforeExit reports whether the statement at c is directly followed by a
+// return or a break: a pause on the way out, not a backoff between attempts.
+func beforeExit(c inspector.Cursor) bool {
+	next, ok := c.NextSibling()
+	if !ok {
+		return false
+	}
+	switch n := next.Node().(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return n.Tok == token.BREAK
+	}
+	return false
 }
