@@ -25,8 +25,10 @@
 //     fact), or the loop ranges over a ticker, while a context is in reach: the wait cannot be interrupted,
 //     and when the loop has no other context check it retries after
 //     cancellation too (a constant pause under 100ms in a loop that does
-//     check is not reported; a loop with no exit and no bound call is a
-//     deliberate hang, not a poll);
+//     check is not reported, nor a pause directly followed by return or
+//     break, which is on the way out; a loop with no exit and no bound call
+//     is a deliberate hang, not a poll, and one without bound calls that
+//     ends on its errors is an accept loop);
 //   - the loop calls a context-bound function whose error may carry
 //     cancellation and never checks the context, so its only exits are
 //     success, an attempt counter, or errors other than cancellation.
