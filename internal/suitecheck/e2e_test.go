@@ -36,7 +36,7 @@ func buildTool(t *testing.T) string {
 
 // crashLine matches what a crash or a caught internal error leaves in the
 // output of go vet or of the tool.
-var crashLine = regexp.MustCompile(`(?i)^panic: |internal error|^goroutine \d+ \[|^fatal error: |\[recovered\]|please file a bug`)
+var crashLine = regexp.MustCompile(`(?i)^panic: |internal error|^goroutine \d+ \[|^fatal error: |\[recovered\]|please file a bug|please report it`)
 
 // vetAll runs `go vet -vettool=bin pkgs...` in dir within timeout and fails
 // the test for every line of output that shows a crash. Findings (and the
