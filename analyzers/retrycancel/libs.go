@@ -173,6 +173,9 @@ func (st *state) resolves(obj types.Object, pos token.Pos) bool {
 		return false
 	}
 	scope := st.info.Scopes[file]
+	if scope == nil {
+		return false
+	}
 	if inner := scope.Innermost(pos); inner != nil {
 		scope = inner
 	}
