@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a")
+	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a", "botclient", "federation", "steps")
 }
 
 // TestFact checks that NoUnwrap crosses package boundaries.

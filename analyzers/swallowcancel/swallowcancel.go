@@ -129,7 +129,7 @@ var (
 	quietNil = regexp.MustCompile(`\bnil\b`)
 	// "Run blocks until ctx is canceled": the end of the context is the
 	// normal end of the function.
-	quietUntil = regexp.MustCompile(`(?i)\b(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*\b(cancel\w*|done|clos\w*|shut ?down|stop\w*|ends?|expires?)\b`)
+	quietUntil = regexp.MustCompile(`(?i)\b(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*(\b(ctx|context)\b.*\b(cancel\w*|done|clos\w*|ends?|expires?)\b|\bcancel\w*|\bshut ?down\w*|\bstop(ped|s)?\b)`)
 	bestEffor  = regexp.MustCompile(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
 )
 
