@@ -76,10 +76,13 @@ func (a *analysis) classify(g *Goroutine) {
 	}
 	local := map[types.Object]bool{}
 	for obj := range roots {
-		if a.declaredIn(obj, o.fn) && !isParamOf(obj, o.fn) {
-			local[obj] = true
-		} else if g.Join == "" {
+		switch {
+		case !a.declaredIn(obj, o.fn) || isParamOf(obj, o.fn):
 			g.Join = "signals " + obj.Name() + " of another owner"
+		case a.delegated(o, g, obj):
+			g.Join = "waited for by a closure or goroutine of the owner"
+		default:
+			local[obj] = true
 		}
 	}
 
@@ -184,6 +187,43 @@ func (a *analysis) classify(g *Goroutine) {
 	} else if len(local) > 0 {
 		g.Join = "joined on every path"
 	}
+}
+
+// delegated reports whether the owner hands the waiting on obj to a
+// closure or another goroutine: obj is used, other than by Add or Done,
+// inside a function literal of the owner other than g's (a returned stop
+// function that waits, a closer goroutine `go func() { wg.Wait();
+// close(ch) }()`).
+func (a *analysis) delegated(o *owner, g *Goroutine, obj types.Object) bool {
+	found := false
+	var lits []*ast.FuncLit
+	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
+		if n == nil {
+			return false
+		}
+		if g.Lit != nil && n == ast.Node(g.Lit) {
+			return false
+		}
+		if lit, ok := n.(*ast.FuncLit); ok {
+			lits = append(lits, lit)
+		}
+		return true
+	})
+	for _, lit := range lits {
+		ast.Inspect(lit.Body, func(n ast.Node) bool {
+			if found || n == nil {
+				return false
+			}
+			if call, ok := n.(*ast.CallExpr); ok && (isWaitGroupAdd(a.info, call) || isWaitGroupDone(a.info, call)) {
+				return false
+			}
+			if id, ok := n.(*ast.Ident); ok && a.info.Uses[id] == obj {
+				found = true
+			}
+			return true
+		})
+	}
+	return found
 }
 
 // addInside returns a WaitGroup.Add call of lit's own body (not of a
@@ -460,6 +500,9 @@ func (a *analysis) declaredIn(obj types.Object, f *ctxflow.Func) bool {
 }
 
 func isParamOf(obj types.Object, f *ctxflow.Func) bool {
+	if f.Sig.Recv() == obj {
+		return true
+	}
 	params := f.Sig.Params()
 	for i := range params.Len() {
 		if params.At(i) == obj {

@@ -433,3 +433,59 @@ func okForever(ctx context.Context) {
 }
 
 var _ = time.Second
+
+// The wait is handed to the returned stop function (runtime's applyGCLoad).
+func startLoad(n int) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// A closer goroutine waits and closes the results the owner ranges over.
+func closer(ids []string) int {
+	var wg sync.WaitGroup
+	ch := make(chan int)
+	for range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ch <- 1
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(ch)
+	}()
+	n := 0
+	for v := range ch {
+		n += v
+	}
+	return n
+}
+
+type group struct{ wg sync.WaitGroup }
+
+// The receiver's WaitGroup: another method waits.
+func (g *group) spawn(f func()) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
+}
