@@ -457,8 +457,48 @@ func (st *state) storedResult(call *ast.CallExpr) bool {
 			if id == nil {
 				return true // a field or an element
 			}
-			if v, ok := info.ObjectOf(id).(*types.Var); ok && v.Parent() == v.Pkg().Scope() {
+			v, ok := info.ObjectOf(id).(*types.Var)
+			if !ok {
+				continue
+			}
+			if v.Parent() == v.Pkg().Scope() {
 				return true
+			}
+			// c := NewClient(context.Background()); s.client = c
+			if strings.HasPrefix(calleeName(info, call), "New") && st.varStored(v, cur) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// varStored reports whether the local variable v is stored for a
+// long-lived owner somewhere in the function around cur: assigned to a
+// field or package-level variable, put in a composite literal, or returned.
+func (st *state) varStored(v *types.Var, cur inspector.Cursor) bool {
+	var fn inspector.Cursor
+	found := false
+	for c := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		fn, found = c, true
+		break
+	}
+	if !found {
+		return false
+	}
+	info := st.pass.TypesInfo
+	for c := range fn.Preorder((*ast.Ident)(nil)) {
+		if info.Uses[c.Node().(*ast.Ident)] != v {
+			continue
+		}
+		switch p := c.Parent().Node().(type) {
+		case *ast.CompositeLit, *ast.KeyValueExpr, *ast.ReturnStmt:
+			return true
+		case *ast.AssignStmt:
+			for _, l := range p.Lhs {
+				if identOf(l) == nil {
+					return true
+				}
 			}
 		}
 	}

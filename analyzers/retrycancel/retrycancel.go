@@ -301,6 +301,9 @@ func (l *loop) until() string {
 		if s.Cond == nil {
 			return "forever"
 		}
+		if s.Init != nil || s.Post != nil {
+			return "until its attempts run out"
+		}
 		return "until its condition fails"
 	case *ast.RangeStmt:
 		if l.rangeInt {

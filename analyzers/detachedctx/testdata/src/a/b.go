@@ -118,3 +118,24 @@ func (e *evicting) Configure(ctx context.Context) {
 		_ = e.s.Save(context.Background(), k)
 	}
 }
+
+type Client struct{}
+
+func NewClient(ctx context.Context) *Client { return &Client{} }
+
+type Holder struct{ c *Client }
+
+// A client for the holder's lifetime, built in a request path and stored.
+func (h *Holder) Ensure(ctx context.Context) {
+	if h.c == nil {
+		c := NewClient(context.Background())
+		h.c = c
+	}
+}
+
+// A client used only for this request.
+func (h *Holder) Once(ctx context.Context) *Client {
+	c := NewClient(context.Background()) // want `context.Background\(\) in Once cuts off ctx`
+	_ = c
+	return nil
+}

@@ -55,7 +55,7 @@ func Connect(ctx context.Context, c *Client) error {
 // Only exits: success or the attempt counter.
 func SendRetry(ctx context.Context, m string) error {
 	var err error
-	for attempt := 0; attempt < 5; attempt++ { // want `calls send again after it fails without checking ctx.*until its condition fails`
+	for attempt := 0; attempt < 5; attempt++ { // want `calls send again after it fails without checking ctx.*until its attempts run out`
 		if err = send(ctx, m); err == nil {
 			return nil
 		}
