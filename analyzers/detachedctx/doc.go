@@ -63,7 +63,10 @@
 //     their own roots for setup and their deadlines;
 //   - context.WithoutCancel itself, and a fresh context passed to it;
 //   - a fresh context stored for a long-lived owner: assigned to a field or a
-//     package-level variable, put in a composite literal, or returned;
+//     package-level variable, put in a composite literal, or returned; also
+//     a call whose result is stored that way (`s.pool =
+//     NewPool(context.Background())`, `c := NewClient(...); s.c = c` for
+//     New... constructors);
 //   - a fresh context handed to a goroutine: `go run(context.Background())`,
 //     or created inside a `go func() {...}()` literal that never uses the
 //     spawner's context (a background worker detached on purpose; untrackedgo
