@@ -461,6 +461,18 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 					l.retryErr = n.Cond
 				}
 			}
+		case *ast.CaseClause:
+			// switch { case errors.Is(err, context.DeadlineExceeded): continue }
+			for _, e := range n.List {
+				if l.retryErr != nil || !cancelTest(st.info, e) {
+					continue
+				}
+				if terminates(n.Body) {
+					l.checked, l.observes = true, true
+				} else if !st.perAttempt(l) {
+					l.retryErr = e
+				}
+			}
 		}
 		return true
 	})

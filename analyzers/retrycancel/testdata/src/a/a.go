@@ -720,3 +720,31 @@ func AcceptLoop(ctx context.Context, l listener) {
 		go handleConn(ctx, conn)
 	}
 }
+
+// Retrying the parent's deadline from a switch.
+func DeadlineSwitch(ctx context.Context, c *Client) error {
+	for {
+		err := c.Ping(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, context.DeadlineExceeded): // want `tries again when c.Ping fails with the cancellation of ctx`
+			continue
+		default:
+			return err
+		}
+	}
+}
+
+// Stopping on cancellation from a switch.
+func CanceledSwitch(ctx context.Context, c *Client) error {
+	for {
+		err := c.Ping(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, context.Canceled):
+			return err
+		}
+	}
+}
