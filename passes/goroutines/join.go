@@ -564,14 +564,14 @@ func (a *analysis) isMain(f *ctxflow.Func) bool {
 }
 
 // longLived reports whether the goroutine belongs to a long-lived owner:
-// the owner is a method, or a constructor, of a type that can be closed or
-// stopped, or the goroutine runs a method of such a type (go srv.Serve(l)).
+// the owner is a constructor of a type that can be closed or stopped, or
+// the goroutine runs a method of such a type (go srv.Serve(l)).
 func (a *analysis) longLived(f *ctxflow.Func, g *Goroutine) bool {
 	if obj := f.Obj; obj != nil {
+		// A method of a closable type is not exempt by itself: its
+		// goroutines are tracked when they report to the owner's fields
+		// (a WaitGroup Close waits for) or watch its stop channel.
 		sig := obj.Type().(*types.Signature)
-		if sig.Recv() != nil && closable(sig.Recv().Type()) {
-			return true
-		}
 		for i := range sig.Results().Len() {
 			if closable(sig.Results().At(i).Type()) {
 				return true
@@ -579,7 +579,10 @@ func (a *analysis) longLived(f *ctxflow.Func, g *Goroutine) bool {
 		}
 	}
 	if g.Callee != nil {
-		if sig, ok := g.Callee.Type().(*types.Signature); ok && sig.Recv() != nil && closable(sig.Recv().Type()) {
+		// go srv.Serve(l): another object's lifecycle. A method of the
+		// owner's own type is judged like the owner.
+		if sig, ok := g.Callee.Type().(*types.Signature); ok && sig.Recv() != nil && closable(sig.Recv().Type()) &&
+			(f.Sig.Recv() == nil || !types.Identical(deref(sig.Recv().Type()), deref(f.Sig.Recv().Type()))) {
 			return true
 		}
 	}
@@ -596,15 +599,18 @@ func closable(t types.Type) bool {
 		return false
 	}
 	ms := types.NewMethodSet(types.NewPointer(t))
-	for _, name := range []string{"Close", "Stop", "Shutdown", "Wait", "GracefulStop"} {
-		if sel := ms.Lookup(nil, name); sel != nil {
+	for i := range ms.Len() {
+		switch ms.At(i).Obj().Name() {
+		case "Close", "Stop", "Shutdown", "Wait", "GracefulStop":
 			return true
-		}
-		for i := range ms.Len() {
-			if ms.At(i).Obj().Name() == name {
-				return true
-			}
 		}
 	}
 	return false
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }

@@ -294,8 +294,27 @@ func NewCache(ctx context.Context) *Cache {
 func (c *Cache) janitor(ctx context.Context) { fetch(ctx, "gc") }
 func (c *Cache) Close() error                { close(c.stop); c.wg.Wait(); return nil }
 
+// A method of a closable type is no excuse: Close does not wait for this
+// goroutine, and it uses the caller's context.
 func (c *Cache) Refresh(ctx context.Context) {
-	go c.janitor(ctx)
+	go c.janitor(ctx) // want `goroutine uses the context ctx of Refresh`
+}
+
+// Tracked by the WaitGroup that Close waits for.
+func (c *Cache) RefreshTracked(ctx context.Context) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.janitor(ctx)
+	}()
+}
+
+// Bound to the owner's stop channel.
+func (c *Cache) Watch(ctx context.Context) {
+	go func() {
+		<-c.stop
+		c.janitor(context.WithoutCancel(ctx))
+	}()
 }
 
 // A server accept loop: not a collection loop.
