@@ -47,7 +47,11 @@
 // drain one result per sender, and ranges ended by close); channels that
 // escape the function (returned, stored, passed to another function,
 // captured by a closure that is not the sender); channels received by
-// another goroutine; buffers whose size is not a constant.
+// another goroutine; buffers whose size is not a constant; a receiver
+// that takes a case on another channel the same sender signals (a success
+// channel next to an error channel: it heard from that sender); senders
+// started in a loop that send only on some paths (the number of sends is
+// not the number of senders).
 //
 // To silence one finding, give a reason:
 //

@@ -12,9 +12,12 @@
 // on every path, or a helper known through facts to do one of these
 // ("joins via parameter N"). It is bound when it is a worker loop or a
 // watcher that ends with a context or stop channel (`for {}` loops, ranges
-// over channels, `<-ctx.Done()`), and long-lived when its owner is a
-// method or constructor of a type with a Close, Stop, Shutdown or Wait
-// method.
+// over channels, `<-ctx.Done()`, a stop channel of the owner), and
+// long-lived when its owner is a constructor of a type with a Close, Stop,
+// Shutdown or Wait method, or it runs a method of another such object
+// (`go srv.Serve(l)`). A method of a closable type gets no pass by itself:
+// its goroutine is tracked when it reports to a WaitGroup field that Close
+// waits for, or watches the owner's stop channel.
 //
 // untrackedgo reports a `go` statement when all of these hold:
 //
