@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil)},
 	Run:        run,
 }
 
@@ -96,6 +96,9 @@ type Result struct {
 	// ctxAssigns lists the values assigned to local context variables (nil
 	// for a result of a tuple-valued call other than the first).
 	ctxAssigns map[types.Object][]ast.Expr
+	// valuesOnly holds the functions of this package that take a context
+	// but use it only for values (see NoCancel).
+	valuesOnly map[*types.Func]bool
 	// cmdAssigns lists the values assigned to local *exec.Cmd variables.
 	cmdAssigns map[types.Object][]ast.Expr
 }
@@ -202,6 +205,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, list := range r.assigns {
 		sort.Slice(list, func(i, j int) bool { return list[i].pos < list[j].pos })
 	}
+	r.valuesOnly = r.valuesOnlyFuncs(r.Funcs)
 
 	// Fixed point: a variable is a carrier when an assignment to it is; a
 	// function carries cancellation when a return returns a carrier. Each
@@ -230,6 +234,11 @@ func run(pass *analysis.Pass) (any, error) {
 		// the fact is for those that reach cancellation another way.
 		if !takesContext(fn.Type().(*types.Signature)) {
 			pass.ExportObjectFact(fn, new(CarriesCancel))
+		}
+	}
+	for fn := range r.valuesOnly {
+		if !r.local[fn] {
+			pass.ExportObjectFact(fn, new(NoCancel))
 		}
 	}
 	return r, nil
@@ -516,6 +525,9 @@ func (r *Result) boundCall(call *ast.CallExpr) bool {
 	if fn != nil {
 		if neverCarries(fn) || r.commandWithoutContext(fn, call) {
 			return false
+		}
+		if (r.valuesOnly[fn] && !r.local[fn]) || (fn.Pkg() != r.pass.Pkg && r.pass.ImportObjectFact(fn.Origin(), new(NoCancel))) {
+			return false // it uses its context for values only
 		}
 		if r.local[fn] || r.pass.ImportObjectFact(fn.Origin(), new(CarriesCancel)) {
 			return true

@@ -21,6 +21,18 @@
 //     result of a context-bound call, and values derived from these by
 //     assignment or wrapping (fmt.Errorf with %w, errors.Join).
 //
+// A call does not carry cancellation when every context it is given is
+// detached (context.Background(), TODO(), WithoutCancel, or a local
+// variable only assigned those), when it is a method of an *exec.Cmd built
+// by exec.Command, when its callee is a log handler (it takes a
+// slog.Record), or when its callee has the NoCancel fact.
+//
+// The NoCancel fact marks functions that take a context but use it only
+// for its values: every use is ctx.Value or an argument to a call that
+// returns no error (a lookup, a log call) or to another NoCancel function,
+// the context is used at least once (an unused context may be a stub's),
+// and the function returns non-nil errors of its own.
+//
 // The CarriesCancel fact marks functions and methods whose error result may
 // carry cancellation although they take no context (they hold one in their
 // receiver, or wrap such a call), so that the knowledge crosses package

@@ -541,3 +541,12 @@ func countedInLoop(ctx context.Context, keys []string) (failed int) {
 	}
 	return failed
 }
+
+func valuesOnly(ctx context.Context, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		v, _ := store.Lookup(ctx, k) // Lookup cannot observe cancellation
+		out = append(out, v)
+	}
+	return out
+}

@@ -1,7 +1,10 @@
 // Package store is a dependency whose methods hold a context.
 package store
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 type Conn struct{ ctx context.Context }
 
@@ -13,3 +16,16 @@ func Put(ctx context.Context, k, v string) error { return ctx.Err() }
 func Get(ctx context.Context, k string) (string, error) { return k, ctx.Err() }
 
 func (c *Conn) Close(ctx context.Context) error { return nil }
+
+type tenantKey struct{}
+
+// Lookup uses its context for a value only (a NoCancel fact).
+func Lookup(ctx context.Context, k string) (string, error) {
+	t, _ := ctx.Value(tenantKey{}).(string)
+	if k == "" {
+		return "", errNoKey
+	}
+	return t + "/" + k, nil
+}
+
+var errNoKey = errors.New("no key")

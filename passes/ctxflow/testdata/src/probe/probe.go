@@ -114,3 +114,16 @@ func contextCommand(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, "true")
 	return cmd.Run() // want `carrier in contextCommand`
 }
+
+func valueOnly(ctx context.Context, k string) (string, error) {
+	if k == "" {
+		return "", errors.New("empty")
+	}
+	slog.InfoContext(ctx, "lookup", "k", k)
+	return k, nil
+}
+
+func usesValueOnly(ctx context.Context) error {
+	_, err := valueOnly(ctx, "k")
+	return err
+}

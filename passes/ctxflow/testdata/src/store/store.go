@@ -78,3 +78,43 @@ func (s *Store) Timed() error { // want Timed:"carriesCancel"
 	defer cancel()
 	return Flat(ctx)
 }
+
+type key struct{}
+
+func root(ctx context.Context) string {
+	if v, ok := ctx.Value(key{}).(string); ok {
+		return v
+	}
+	return "/"
+}
+
+// ReadConfig uses its context for a value only: its error cannot carry
+// cancellation.
+func ReadConfig(ctx context.Context, name string) (string, error) { // want ReadConfig:"noCancel"
+	if name == "" {
+		return "", errors.New("no name")
+	}
+	return root(ctx) + name, nil
+}
+
+// Serial passes its context on to a values-only function.
+func Serial(ctx context.Context) (string, error) { // want Serial:"noCancel"
+	v, err := ReadConfig(ctx, "serial")
+	if err != nil {
+		return "", fmt.Errorf("serial: %w", err)
+	}
+	return v, nil
+}
+
+// Stub ignores its context: it stays context-bound (it may be a placeholder).
+func Stub(ctx context.Context) error { return errors.New("not implemented") }
+
+// Derives passes its context to context.WithTimeout: context-bound.
+func Derives(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 1)
+	defer cancel()
+	if ctx == nil {
+		return errors.New("nil")
+	}
+	return Flat(ctx)
+}

@@ -1,0 +1,158 @@
+package ctxflow
+
+import (
+	"go/ast"
+	"go/types"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// NoCancel is an object fact on a *types.Func that takes a context but uses
+// it only for its values (logging, request-scoped settings): it never
+// waits on it, derives from it, or passes it to work that could observe its
+// end, and it returns real errors of its own. Its error cannot carry the
+// context's cancellation, so calls to it are not context-bound.
+type NoCancel struct{}
+
+// AFact marks NoCancel as an analysis fact.
+func (*NoCancel) AFact() {}
+
+func (*NoCancel) String() string { return "noCancel" }
+
+// valuesOnlyFuncs computes the functions of the package that deserve
+// NoCancel, as a greatest fixed point: a function stays a candidate while
+// every use of its context parameters is ctx.Value, or an argument of a
+// call that returns no error, or of a call to a candidate or a function
+// with the NoCancel fact. A function that never uses its context is a stub
+// or a placeholder, and a function with no non-nil error return may be a
+// stub too: both stay context-bound.
+func (r *Result) valuesOnlyFuncs(decls []*Func) map[*types.Func]bool {
+	type cand struct {
+		f     *Func
+		calls []*types.Func // local callees given the context
+	}
+	cands := make(map[*types.Func]*cand)
+	for _, f := range decls {
+		if f.Obj == nil || analysisutil.ErrorResult(f.Sig) < 0 {
+			continue
+		}
+		params := make(map[types.Object]bool)
+		ok := true
+		for i := range f.Sig.Params().Len() {
+			p := f.Sig.Params().At(i)
+			switch {
+			case analysisutil.IsHTTPRequest(p.Type()):
+				ok = false
+			case analysisutil.IsContext(p.Type()):
+				params[p] = true
+			}
+		}
+		if !ok || len(params) == 0 || !r.returnsOwnError(f) {
+			continue
+		}
+		c := &cand{f: f}
+		uses := 0
+		seen := make(map[*ast.Ident]bool) // context arguments already judged
+		ast.Inspect(f.Body, func(n ast.Node) bool {
+			if !ok {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				// ctx.Value(k) reads a value; ctx.Err(), Done, Deadline
+				// observe the end.
+				if id, isID := n.X.(*ast.Ident); isID && params[r.info.Uses[id]] {
+					uses++
+					if n.Sel.Name != "Value" {
+						ok = false
+					}
+					return false
+				}
+			case *ast.CallExpr:
+				for _, arg := range n.Args {
+					id, isID := ast.Unparen(arg).(*ast.Ident)
+					if !isID || !params[r.info.Uses[id]] {
+						continue
+					}
+					seen[id] = true
+					uses++
+					fn := analysisutil.Callee(r.info, n)
+					switch {
+					case fn == nil || (fn.Pkg() != nil && fn.Pkg().Path() == "context"):
+						ok = false // a function value, or a derived context
+					case !hasErrorOrContextResult(fn):
+						// A value lookup or a log call.
+					case r.pass.ImportObjectFact(fn.Origin(), new(NoCancel)):
+					case fn.Pkg() == r.pass.Pkg:
+						c.calls = append(c.calls, fn)
+					default:
+						ok = false
+					}
+				}
+			case *ast.Ident:
+				if params[r.info.Uses[n]] && !seen[n] {
+					ok = false // stored, returned, sent, captured as a value...
+				}
+			}
+			return ok
+		})
+		if ok && uses > 0 {
+			cands[f.Obj] = c
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for fn, c := range cands {
+			for _, callee := range c.calls {
+				if _, still := cands[callee]; !still {
+					delete(cands, fn)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	out := make(map[*types.Func]bool, len(cands))
+	for fn := range cands {
+		out[fn] = true
+	}
+	return out
+}
+
+// returnsOwnError reports whether f has a return statement (outside
+// function literals) whose error result is not nil.
+func (r *Result) returnsOwnError(f *Func) bool {
+	idx := analysisutil.ErrorResult(f.Sig)
+	found := false
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) == f.Sig.Results().Len() && !isNil(r.info, n.Results[idx]) {
+				found = true
+			} else if len(n.Results) == 1 && f.Sig.Results().Len() > 1 {
+				found = true // return g(): a tuple of some other call
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func hasErrorOrContextResult(fn *types.Func) bool {
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil {
+		return true
+	}
+	for i := range sig.Results().Len() {
+		t := sig.Results().At(i).Type()
+		if analysisutil.IsError(t) || analysisutil.IsContext(t) {
+			return true
+		}
+	}
+	return false
+}
