@@ -1,0 +1,322 @@
+// Package eval measures the suite on an independent, held-out corpus of
+// bug-shaped functions and their correct near-misses (testdata/eval).
+//
+// Every top-level function of the corpus carries a marker on the line
+// directly above its func line:
+//
+//	// bug: <check>   the function holds one bug <check> must report
+//	// ok: <check>    a correct near-miss: no check may report anything in it
+//
+// The test runs analyzers.All() once over the whole corpus, maps each
+// diagnostic to its enclosing marked function, and logs per check the
+// recall on bugs and the flag rate on near-misses. With
+// CANCELCHECK_EVAL_STRICT=1 it fails when a check finds fewer than 80% of
+// its bugs or flags more than 10% of its near-misses. With
+// CANCELCHECK_EVAL_OUT=path the table is written to path too.
+package eval_test
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/cancelcheck/cancelcheck/analyzers"
+)
+
+const (
+	minRecall   = 0.80
+	maxFlagRate = 0.10
+)
+
+// marked is a corpus function with its expectation.
+type marked struct {
+	name     string // pkg.Func or pkg.Recv.Method
+	kind     string // "bug" or "ok"
+	check    string
+	pos, end token.Pos
+	file     string
+	line     int
+	diags    []finding
+}
+
+type finding struct {
+	check string
+	msg   string
+	pos   token.Position
+}
+
+func TestEval(t *testing.T) {
+	dir, err := filepath.Abs("../../testdata/eval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &packages.Config{
+		Mode:  packages.LoadAllSyntax,
+		Dir:   filepath.Join(dir, "src"),
+		Env:   append(os.Environ(), "GOPATH="+dir, "GO111MODULE=off", "GOPROXY=off", "GOFLAGS=", "GOWORK=off"),
+		Tests: false,
+	}
+	pkgs, err := packages.Load(cfg, "eval/...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := packages.PrintErrors(pkgs); n > 0 {
+		t.Fatalf("%d errors loading the corpus", n)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("no corpus packages")
+	}
+
+	names := map[string]bool{}
+	for _, a := range analyzers.All() {
+		names[a.Name] = true
+	}
+
+	// Collect the marked functions.
+	var funcs []*marked
+	byFile := map[string][]*marked{}
+	for _, p := range pkgs {
+		for _, f := range p.Syntax {
+			tf := p.Fset.File(f.Pos())
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok {
+					continue
+				}
+				m := markerOf(p.Fset, f, fd)
+				name := p.Name + "." + funcName(fd)
+				if m == nil {
+					t.Errorf("%s: %s has no `// bug: <check>` or `// ok: <check>` marker", p.Fset.Position(fd.Pos()), name)
+					continue
+				}
+				if !names[m.check] {
+					t.Errorf("%s: %s: unknown check %q in marker", p.Fset.Position(fd.Pos()), name, m.check)
+					continue
+				}
+				m.name = name
+				m.pos, m.end = fd.Pos(), fd.End()
+				m.file = tf.Name()
+				m.line = p.Fset.Position(fd.Pos()).Line
+				funcs = append(funcs, m)
+				byFile[m.file] = append(byFile[m.file], m)
+			}
+		}
+	}
+
+	// One analysis run over all packages.
+	graph, err := checker.Analyze(analyzers.All(), pkgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stray []finding
+	var fset *token.FileSet
+	for act := range graph.All() {
+		if !act.IsRoot {
+			continue
+		}
+		if act.Err != nil {
+			t.Errorf("%s on %s: %v", act.Analyzer.Name, act.Package.PkgPath, act.Err)
+			continue
+		}
+		fset = act.Package.Fset
+		for _, d := range act.Diagnostics {
+			f := finding{check: act.Analyzer.Name, msg: d.Message, pos: fset.Position(d.Pos)}
+			if m := enclosing(byFile[f.pos.Filename], d); m != nil {
+				m.diags = append(m.diags, f)
+			} else {
+				stray = append(stray, f)
+			}
+		}
+	}
+
+	report, fail := tabulate(funcs, stray, analyzers.All())
+	t.Log("\n" + report)
+	if out := os.Getenv("CANCELCHECK_EVAL_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	if os.Getenv("CANCELCHECK_EVAL_STRICT") == "1" && fail != "" {
+		t.Errorf("below the acceptance bar:\n%s", fail)
+	}
+}
+
+func enclosing(fs []*marked, d analysis.Diagnostic) *marked {
+	for _, m := range fs {
+		if m.pos <= d.Pos && d.Pos < m.end {
+			return m
+		}
+	}
+	return nil
+}
+
+// markerOf returns the marker on the line directly above fd's func line
+// (the last line of its doc comment, or a lone comment there).
+func markerOf(fset *token.FileSet, f *ast.File, fd *ast.FuncDecl) *marked {
+	funcLine := fset.Position(fd.Pos()).Line
+	if fd.Doc != nil {
+		funcLine = fset.Position(fd.Type.Func).Line
+	}
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if fset.Position(c.End()).Line != funcLine-1 {
+				continue
+			}
+			text := strings.TrimSpace(strings.TrimPrefix(c.Text, "//"))
+			for _, kind := range []string{"bug", "ok"} {
+				if rest, ok := strings.CutPrefix(text, kind+":"); ok {
+					return &marked{kind: kind, check: strings.TrimSpace(rest)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	typ := fd.Recv.List[0].Type
+	if st, ok := typ.(*ast.StarExpr); ok {
+		typ = st.X
+	}
+	switch x := typ.(type) {
+	case *ast.IndexExpr:
+		typ = x.X
+	case *ast.IndexListExpr:
+		typ = x.X
+	}
+	if id, ok := typ.(*ast.Ident); ok {
+		return id.Name + "." + fd.Name.Name
+	}
+	return fd.Name.Name
+}
+
+type row struct {
+	bugs, found, crossOnly, missed int
+	oks, flagged                   int
+}
+
+// tabulate builds the report and, when a check misses the bar, the reason.
+func tabulate(funcs []*marked, stray []finding, all []*analysis.Analyzer) (report, fail string) {
+	rows := map[string]*row{}
+	for _, a := range all {
+		rows[a.Name] = &row{}
+	}
+	var misses, fps, noise []string
+	for _, m := range funcs {
+		r := rows[m.check]
+		switch m.kind {
+		case "bug":
+			r.bugs++
+			own := 0
+			var others []string
+			for _, d := range m.diags {
+				if d.check == m.check {
+					own++
+				} else {
+					others = append(others, d.check)
+				}
+			}
+			switch {
+			case own > 0:
+				r.found++
+				if own > 1 || len(others) > 0 {
+					noise = append(noise, fmt.Sprintf("%s (%s:%d, bug: %s): %d own findings, also %v%s",
+						m.name, filepath.Base(m.file), m.line, m.check, own, others, listDiags(m.diags)))
+				}
+			default:
+				r.missed++
+				why := "no finding"
+				if len(others) > 0 {
+					r.crossOnly++
+					why = "reported only by " + strings.Join(dedup(others), ", ")
+				}
+				misses = append(misses, fmt.Sprintf("%s (%s:%d, bug: %s): %s%s",
+					m.name, filepath.Base(m.file), m.line, m.check, why, listDiags(m.diags)))
+			}
+		case "ok":
+			r.oks++
+			if len(m.diags) > 0 {
+				r.flagged++
+				fps = append(fps, fmt.Sprintf("%s (%s:%d, ok: %s): flagged%s",
+					m.name, filepath.Base(m.file), m.line, m.check, listDiags(m.diags)))
+			}
+		}
+	}
+
+	var b, f strings.Builder
+	fmt.Fprintf(&b, "%-14s %5s %5s %7s %6s | %5s %7s %6s\n", "check", "bugs", "found", "recall", "cross", "ok", "flagged", "rate")
+	var tb, tf, to, tfl int
+	for _, a := range all {
+		r := rows[a.Name]
+		recall, rate := ratio(r.found, r.bugs), ratio(r.flagged, r.oks)
+		fmt.Fprintf(&b, "%-14s %5d %5d %6.0f%% %6d | %5d %7d %5.0f%%\n", a.Name, r.bugs, r.found, 100*recall, r.crossOnly, r.oks, r.flagged, 100*rate)
+		tb += r.bugs
+		tf += r.found
+		to += r.oks
+		tfl += r.flagged
+		if r.bugs > 0 && recall < minRecall {
+			fmt.Fprintf(&f, "%s: recall %.0f%% < %.0f%%\n", a.Name, 100*recall, 100*minRecall)
+		}
+		if r.oks > 0 && rate > maxFlagRate {
+			fmt.Fprintf(&f, "%s: near-miss flag rate %.0f%% > %.0f%%\n", a.Name, 100*rate, 100*maxFlagRate)
+		}
+	}
+	fmt.Fprintf(&b, "%-14s %5d %5d %6.0f%% %6s | %5d %7d %5.0f%%\n", "total", tb, tf, 100*ratio(tf, tb), "", to, tfl, 100*ratio(tfl, to))
+	section := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		sort.Strings(lines)
+		fmt.Fprintf(&b, "\n%s (%d):\n", title, len(lines))
+		for _, l := range lines {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	section("missed bugs", misses)
+	section("flagged near-misses", fps)
+	section("bugs with extra findings (one bug, one finding)", noise)
+	var s []string
+	for _, d := range stray {
+		s = append(s, fmt.Sprintf("%s:%d: %s: %s", filepath.Base(d.pos.Filename), d.pos.Line, d.check, d.msg))
+	}
+	section("findings outside marked functions", s)
+	return b.String(), f.String()
+}
+
+func listDiags(ds []finding) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "\n    %s:%d: %s: %s", filepath.Base(d.pos.Filename), d.pos.Line, d.check, d.msg)
+	}
+	return b.String()
+}
+
+func dedup(xs []string) []string {
+	sort.Strings(xs)
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
