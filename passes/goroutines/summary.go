@@ -185,11 +185,21 @@ func (a *analysis) boundCallee(fn *types.Func) bool {
 }
 
 // isBound reports whether body is a worker loop or a watcher: it loops
-// forever (`for {}` or over a channel), loops while watching a context or a
-// channel from outside, blocks on such a channel, selects on a context's
-// Done, or calls a bound function. outside tells which objects come from
-// outside the body (parameters, captured variables, fields).
+// forever (`for {}`) or over a channel, receives from a channel from
+// outside inside a loop, blocks on `<-ctx.Done()` or a stop channel,
+// selects on a context's Done, or (as one of its top-level statements)
+// calls a bound function. outside tells which objects come from outside
+// the body (parameters, captured variables, fields). Checking ctx.Err()
+// in a retry loop, or calling something that does, does not make a body
+// bound: the work still ends on its own, and uses the context meanwhile.
 func (a *analysis) isBound(body *ast.BlockStmt, outside func(types.Object) bool) bool {
+	for _, stmt := range body.List {
+		if es, ok := stmt.(*ast.ExprStmt); ok {
+			if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok && a.boundCallee(analysisutil.Callee(a.info, call)) {
+				return true
+			}
+		}
+	}
 	bound := false
 	var visit func(n ast.Node, loops int)
 	visit = func(n ast.Node, loops int) {
@@ -198,6 +208,8 @@ func (a *analysis) isBound(body *ast.BlockStmt, outside func(types.Object) bool)
 				return false
 			}
 			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
 			case *ast.ForStmt:
 				if m.Cond == nil {
 					bound = true
@@ -235,17 +247,7 @@ func (a *analysis) isBound(body *ast.BlockStmt, outside func(types.Object) bool)
 					}
 				}
 			case *ast.UnaryExpr:
-				if loops > 0 && m.Op == token.ARROW && (a.isDoneRecv(m) || a.outsideChan(m.X, outside)) {
-					bound = true
-					return false
-				}
-			case *ast.CallExpr:
-				fn := analysisutil.Callee(a.info, m)
-				if loops > 0 && analysisutil.IsMethod(fn, "context", "Context", "Err") {
-					bound = true
-					return false
-				}
-				if fn != nil && a.boundCallee(fn) {
+				if loops > 0 && m.Op == token.ARROW && a.outsideChan(m.X, outside) {
 					bound = true
 					return false
 				}
