@@ -89,10 +89,23 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 	s.rep.Report(analysis.Diagnostic{
 		Pos: n.Pos(),
 		End: n.Cond.End(),
-		Message: fmt.Sprintf("%s may carry the cancellation of %s and is only logged, so %s goes on after cancellation and fails once per remaining item",
-			errExpr.Name, orCaller(ctx), describeLoop(loop)),
+		Message: fmt.Sprintf("%s may carry the cancellation of %s and is only %s, so %s goes on after cancellation and fails once per remaining item",
+			errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop)),
 		SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
 	})
+}
+
+// handledHow says what a log-only branch does with the error: "logged" or
+// "skipped".
+func handledHow(info *types.Info, b *ast.BlockStmt) string {
+	for _, st := range b.List {
+		if es, ok := st.(*ast.ExprStmt); ok {
+			if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok && analysisutil.IsLogCall(info, call) {
+				return "logged"
+			}
+		}
+	}
+	return "skipped"
 }
 
 // logOnly reports whether a branch only logs, counts and moves on: its

@@ -535,7 +535,7 @@ func fallbackInLoop(ctx context.Context, keys []string) {
 
 func countedInLoop(ctx context.Context, keys []string) (failed int) {
 	for _, k := range keys {
-		if err := store.Put(ctx, k, "v"); err != nil { // want `only logged, so the loop over keys goes on`
+		if err := store.Put(ctx, k, "v"); err != nil { // want `only skipped, so the loop over keys goes on`
 			failed++
 		}
 	}
@@ -549,4 +549,15 @@ func valuesOnly(ctx context.Context, keys []string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+func skipped(ctx context.Context, ids []string) []string {
+	var ok []string
+	for _, id := range ids {
+		if _, err := store.Get(ctx, id); err != nil { // want `err may carry the cancellation of ctx and is only skipped`
+			continue
+		}
+		ok = append(ok, id)
+	}
+	return ok
 }
