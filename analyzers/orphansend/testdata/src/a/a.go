@@ -430,3 +430,29 @@ func okRangeOverReceived(n int) int {
 	}
 	return total
 }
+
+// Mirror through a ctx.Err check: the sender gives up before sending and
+// the receive waits forever.
+func mirrorErr(ctx context.Context) int {
+	res := make(chan int)
+	go func() {
+		if ctx.Err() != nil {
+			return
+		}
+		res <- compute(ctx)
+	}()
+	return <-res // want `this receive from res blocks forever when the goroutine checks .ctx.Err\(\) != nil.`
+}
+
+// The sender checks ctx.Err but sends the error instead of returning.
+func okMirrorErrSent(ctx context.Context) error {
+	res := make(chan error)
+	go func() {
+		if err := ctx.Err(); err != nil {
+			res <- err
+			return
+		}
+		res <- check()
+	}()
+	return <-res
+}
