@@ -22,6 +22,7 @@
 //   - a branch that tests the error and returns a nil error:
 //     `if err != nil { log(err); return nil }`;
 //   - a cancellation test mapped to success: `case <-ctx.Done(): return nil`,
+//     `case <-ctx.Done(): break loop` followed by `return nil`,
 //     `if ctx.Err() != nil { return nil }`,
 //     `if errors.Is(err, context.Canceled) { return nil }`;
 //   - in a loop over a collection, a branch that only logs the error and

@@ -336,6 +336,10 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 		return
 	}
 	for _, st := range cc.Body {
+		if br, ok := st.(*ast.BranchStmt); ok && br.Tok == token.BREAK && br.Label != nil {
+			s.checkBreakOut(cur, f, br, x)
+			continue
+		}
 		ret, ok := st.(*ast.ReturnStmt)
 		if !ok || !returnsNilError(s.info, f, ret, idx) {
 			continue
@@ -355,6 +359,64 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 			Message:        fmt.Sprintf("%s returns a nil error when %s is done, so callers see success for work that was canceled", f.Name(), ctx),
 			SuggestedFixes: fixes,
 		})
+	}
+}
+
+// checkBreakOut reports `case <-ctx.Done(): break loop` when the statements
+// after the loop reach a return of a nil error without looking at the
+// context again:
+//
+//	loop:
+//		for { select { case <-ctx.Done(): break loop; ... } }
+//		return nil
+func (s *state) checkBreakOut(cur inspector.Cursor, f *ctxflow.Func, br *ast.BranchStmt, x ast.Expr) {
+	lbl, ok := s.info.Uses[br.Label].(*types.Label)
+	if !ok {
+		return
+	}
+	for c := cur; c.Valid() && c.Node() != f.Body; c = c.Parent() {
+		ls, ok := c.Node().(*ast.LabeledStmt)
+		if !ok || s.info.Defs[ls.Label] != lbl {
+			continue
+		}
+		switch ls.Stmt.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+		default:
+			return
+		}
+		idx := analysisutil.ErrorResult(f.Sig)
+		for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
+			if s.res.ChecksCancel(sib.Node()) || s.boundWorkIn(sib.Node()) {
+				return
+			}
+			ret, ok := sib.Node().(*ast.ReturnStmt)
+			if !ok {
+				continue
+			}
+			if returnsNilError(s.info, f, ret, idx) {
+				var fixes []analysis.SuggestedFix
+				if len(ret.Results) == f.Sig.Results().Len() {
+					// Return the context's error where the loop is left.
+					if file := analysisutil.FileOf(s.pass, br.Pos()); file != nil {
+						if text, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, types.ExprString(x)+".Err()"); ok {
+							fixes = append(fixes, analysis.SuggestedFix{
+								Message:   "Return the context's error",
+								TextEdits: []analysis.TextEdit{{Pos: br.Pos(), End: br.End(), NewText: []byte(text)}},
+							})
+						}
+					}
+				}
+				s.rep.Report(analysis.Diagnostic{
+					Pos:            br.Pos(),
+					End:            br.End(),
+					Message:        fmt.Sprintf("when %s is done this leaves the loop for a return of a nil error, so %s reports success for work that was canceled", types.ExprString(x), f.Name()),
+					Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
+					SuggestedFixes: fixes,
+				})
+			}
+			return
+		}
+		return
 	}
 }
 

@@ -561,3 +561,45 @@ func skipped(ctx context.Context, ids []string) []string {
 	}
 	return ok
 }
+
+func breakOutNil(ctx context.Context, msgs <-chan string) error {
+	n := 0
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop // want `when ctx is done this leaves the loop for a return of a nil error, so breakOutNil reports success`
+		case m, ok := <-msgs:
+			if !ok {
+				break loop
+			}
+			n += len(m)
+		}
+	}
+	log.Printf("read %d bytes", n)
+	return nil
+}
+
+func breakOutChecked(ctx context.Context, msgs <-chan string) error {
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-msgs:
+		}
+	}
+	return ctx.Err()
+}
+
+func breakOutFlush(ctx context.Context, msgs <-chan string) error {
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-msgs:
+		}
+	}
+	return store.Put(context.WithoutCancel(ctx), "flush", "v")
+}

@@ -79,3 +79,17 @@ func loggedOnly(ctx context.Context, k string) (int, error) {
 	}
 	return 1, nil
 }
+
+func drain(ctx context.Context, ch <-chan int) (int, error) {
+	n := 0
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop // want `leaves the loop`
+		case v := <-ch:
+			n += v
+		}
+	}
+	return n, nil
+}
