@@ -22,9 +22,9 @@ func (*ChecksContext) AFact() {}
 func (*ChecksContext) String() string { return "checksContext" }
 
 // Sleeps is an object fact on a *types.Func that takes no context and whose
-// short body (at most three statements) ends with time.Sleep: a backoff
-// helper (sleepBackoff(attempt)) that cannot be interrupted. A retry loop
-// that calls it is sleeping.
+// short body (at most three statements) computes a duration and ends with
+// time.Sleep: a backoff helper (sleepBackoff(attempt)) that cannot be
+// interrupted. A retry loop that calls it is sleeping.
 type Sleeps struct{}
 
 // AFact marks Sleeps as an analysis fact.
@@ -53,6 +53,14 @@ func (st *state) computeSleepers() {
 			if es, ok := list[n-1].(*ast.ExprStmt); ok {
 				if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(st.info, call, "time", "Sleep") {
 					found = true
+				}
+			}
+			// Only the duration is computed before the sleep.
+			for _, s := range list[:n-1] {
+				switch s.(type) {
+				case *ast.AssignStmt, *ast.DeclStmt:
+				default:
+					found = false
 				}
 			}
 		}

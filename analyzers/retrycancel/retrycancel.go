@@ -715,18 +715,41 @@ func calleeName(info *types.Info, call *ast.CallExpr) string {
 	return types.ExprString(call.Fun)
 }
 
-// beforeExit reports whether the statement at c is directly followed by a
-// return or a break: a pause on the way out, not a backoff between attempts.
+// beforeExit reports whether the statement at c is followed by a return or
+// a break before the loop would go round again: a pause on the way out, not
+// a backoff between attempts. The last statement of an if or case body is
+// followed by whatever follows that statement.
 func beforeExit(c inspector.Cursor) bool {
-	next, ok := c.NextSibling()
-	if !ok {
+	for {
+		if next, ok := c.NextSibling(); ok {
+			switch n := next.Node().(type) {
+			case *ast.ReturnStmt:
+				return true
+			case *ast.BranchStmt:
+				return n.Tok == token.BREAK
+			}
+			return false
+		}
+		// Last in its list: climb out of the enclosing if or case.
+		p := c.Parent()
+		switch p.Node().(type) {
+		case *ast.BlockStmt:
+			switch p.Parent().Node().(type) {
+			case *ast.IfStmt:
+				c = p.Parent()
+				for {
+					if _, ok := c.Parent().Node().(*ast.IfStmt); !ok {
+						break
+					}
+					c = c.Parent() // else if chain
+				}
+				continue
+			}
+			return false
+		case *ast.CaseClause, *ast.CommClause:
+			c = p.Parent().Parent() // the switch or select statement
+			continue
+		}
 		return false
 	}
-	switch n := next.Node().(type) {
-	case *ast.ReturnStmt:
-		return true
-	case *ast.BranchStmt:
-		return n.Tok == token.BREAK
-	}
-	return false
 }

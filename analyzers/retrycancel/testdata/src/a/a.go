@@ -748,3 +748,16 @@ func CanceledSwitch(ctx context.Context, c *Client) error {
 		}
 	}
 }
+
+// A pause at the end of an if body, followed by the way out.
+func LingerIf(ctx context.Context, c *Client, slow bool) error {
+	for {
+		err := c.Ping(ctx)
+		if err != nil {
+			if slow {
+				time.Sleep(time.Second)
+			}
+			return err
+		}
+	}
+}
