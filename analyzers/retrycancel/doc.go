@@ -21,12 +21,14 @@
 //     per-attempt timeout derived inside the loop is fine);
 //   - the loop's wait is time.Sleep, a bare `<-time.After(d)`, a bare
 //     `<-ticker.C`, a select over timers only, a call of a context-less
-//     helper that calls time.Sleep (known across packages by the sleeps
-//     fact), or the loop ranges over a ticker, while a context is in reach: the wait cannot be interrupted,
+//     backoff helper (a body of at most three statements that computes a
+//     duration and ends with time.Sleep, known across packages by the
+//     sleeps fact), or the loop ranges over a ticker, while a context is in
+//     reach: the wait cannot be interrupted,
 //     and when the loop has no other context check it retries after
 //     cancellation too (a constant pause under 100ms in a loop that does
-//     check is not reported, nor a pause directly followed by return or
-//     break, which is on the way out; a loop with no exit and no bound call
+//     check is not reported, nor a pause followed by return or break,
+//     possibly after leaving an if or case body, which is on the way out; a loop with no exit and no bound call
 //     is a deliberate hang, not a poll, and one without bound calls that
 //     ends on its errors is an accept loop);
 //   - the loop calls a context-bound function whose error may carry
