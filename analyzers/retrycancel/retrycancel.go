@@ -60,20 +60,23 @@ type state struct {
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
-	if !res.ImportsContext {
-		return nil, nil
-	}
 	st := &state{
 		pass:     pass,
 		info:     pass.TypesInfo,
 		res:      res,
 		ins:      pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
-		rep:      analysisutil.NewReporter(pass),
 		checks:   make(map[*types.Func]bool),
 		sleepers: make(map[*types.Func]bool),
 	}
+	if analysisutil.Imports(pass.Pkg, "time") {
+		// Backoff helpers live in packages that need not import context.
+		st.computeSleepers()
+	}
+	if !res.ImportsContext {
+		return nil, nil
+	}
+	st.rep = analysisutil.NewReporter(pass)
 	st.computeFacts()
-	st.computeSleepers()
 	for cur := range st.ins.Root().Preorder((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.CallExpr)(nil)) {
 		if !c.cfg.IncludeTests && strings.HasSuffix(pass.Fset.File(cur.Node().Pos()).Name(), "_test.go") {
 			continue
