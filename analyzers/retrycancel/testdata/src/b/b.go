@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"backoffutil"
 	"helpers"
 )
 
@@ -71,4 +72,16 @@ func Retry(ctx context.Context) {
 		}
 		pause() // want `pause, which calls time.Sleep, ignores ctx and the loop never checks it`
 	}
+}
+
+// A sleep helper from a package without context.
+func Publish(ctx context.Context) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if err = ping(ctx); err == nil {
+			return nil
+		}
+		backoffutil.Wait(attempt) // want `backoffutil.Wait, which calls time.Sleep, ignores ctx`
+	}
+	return err
 }
