@@ -298,14 +298,17 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 		case analysisutil.IsContext(p.Type()):
 			o.ctxs[p] = true
 		case analysisutil.IsHTTPRequest(p.Type()):
-			o.ctxs[p] = true
 			o.r = p
 		case analysisutil.IsNamed(p.Type(), "net/http", "ResponseWriter"):
 			o.w = p
 		}
 	}
 	if o.w == nil || o.r == nil {
+		// Not a handler: a request it is given is data to hand over
+		// (RoundTrip, a handler scheduler), not its call's context.
 		o.w, o.r = nil, nil
+	} else {
+		o.ctxs[o.r] = true
 	}
 	o.retOnly = f.Sig.Results().Len() > 0
 	ast.Inspect(f.Body, func(n ast.Node) bool {

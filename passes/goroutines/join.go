@@ -113,7 +113,9 @@ func (a *analysis) classify(g *Goroutine) {
 				reasons = append(reasons, u)
 			}
 		case UseContext:
-			if !g.Bound && !exempt {
+			// Goroutines started by an accept or dispatch loop (`for {}`,
+			// a range over a channel) serve the owner's lifetime context.
+			if !g.Bound && !exempt && !isDispatchLoop(a.info, g.Loop) {
 				reasons = append(reasons, u)
 			}
 		}
@@ -550,6 +552,21 @@ func (a *analysis) inTestFile(pos token.Pos) bool {
 	return strings.HasSuffix(a.pass.Fset.File(pos).Name(), "_test.go")
 }
 
+// isDispatchLoop reports whether l is an accept or dispatch loop: `for {}`
+// or a range over a channel.
+func isDispatchLoop(info *types.Info, l ast.Stmt) bool {
+	switch l := l.(type) {
+	case *ast.ForStmt:
+		return l.Cond == nil
+	case *ast.RangeStmt:
+		if t := info.TypeOf(l.X); t != nil {
+			_, ok := t.Underlying().(*types.Chan)
+			return ok
+		}
+	}
+	return false
+}
+
 // isMain reports whether f is main.main or an init function: goroutines
 // cannot outlive them in a way that matters.
 func (a *analysis) isMain(f *ctxflow.Func) bool {
@@ -599,6 +616,9 @@ func closable(t types.Type) bool {
 		return false
 	}
 	ms := types.NewMethodSet(types.NewPointer(t))
+	if types.IsInterface(t) {
+		ms = types.NewMethodSet(t)
+	}
 	for i := range ms.Len() {
 		switch ms.At(i).Obj().Name() {
 		case "Close", "Stop", "Shutdown", "Wait", "GracefulStop":

@@ -508,3 +508,39 @@ func (g *group) spawn(f func()) {
 		f()
 	}()
 }
+
+type Response struct{}
+
+// A request handed to a goroutine by a non-handler (net/http's file
+// transport): data, not the owner's context.
+func roundTrip(req *http.Request, h http.Handler, resc chan *Response) (*Response, error) {
+	go func() {
+		h.ServeHTTP(nil, req)
+	}()
+	return <-resc, nil
+}
+
+// An accept loop serving streams on the server's lifetime context.
+func serveStreams(ctx context.Context, accept func(context.Context) (string, error)) {
+	for {
+		s, err := accept(ctx)
+		if err != nil {
+			return
+		}
+		go func() {
+			fetch(ctx, s)
+		}()
+	}
+}
+
+type Conn interface {
+	Close() error
+}
+
+type pipeServer struct{ serve func(context.Context, Conn) }
+
+// A constructor of a closable interface value (x/tools jsonrpc2 servertest).
+func (s *pipeServer) Connect(ctx context.Context, c Conn) Conn {
+	go s.serve(ctx, c)
+	return c
+}
