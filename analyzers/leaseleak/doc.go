@@ -10,7 +10,8 @@
 // A lease is anything acquired that must be given back: the cancel function
 // of context.WithCancel, WithTimeout, WithDeadline and their Cause variants;
 // time.NewTimer and time.NewTicker (before Go 1.23 only: since then an
-// unreferenced timer is collected); a semaphore.Weighted weight; a
+// unreferenced timer is collected; a file of unknown version, built in
+// GOPATH mode, gets the old behaviour); a semaphore.Weighted weight; a
 // sync.Mutex or RWMutex lock; *sql.Rows, *sql.Stmt, *sql.Conn and *sql.Tx
 // (Commit or Rollback); the Body of an *http.Response (from http.Get,
 // Client.Do, RoundTrip, ...); net.Conn, net.Listener, tls connections and

@@ -160,17 +160,18 @@ type function struct {
 func (f *function) info() *types.Info { return f.s.pass.TypesInfo }
 
 // newTimers reports whether the file holding pos has Go 1.23 or later
-// semantics for timers (or an unknown version, where we stay quiet).
+// semantics for timers. A file of unknown version (GOPATH mode) has the old
+// ones: such builds get the GODEBUG defaults of Go 1.20.
 func (f *function) newTimers(pos token.Pos) bool {
 	file := analysisutil.FileOf(f.s.pass, pos)
 	if file == nil {
-		return true
+		return false
 	}
 	v := f.info().FileVersions[file]
 	if v == "" {
 		v = f.s.pass.Pkg.GoVersion()
 	}
-	return v == "" || version.Compare(v, "go1.23") >= 0
+	return v != "" && version.Compare(v, "go1.23") >= 0
 }
 
 func (f *function) check() {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"testing"
 )
 
 // Status check returns before the deferred close is registered.
@@ -183,4 +184,16 @@ func mustFail(url string) error {
 func discardedOK(url string) error {
 	_, err := http.Get(url) // want `the response body from http.Get is discarded, so it can never be closed`
 	return err
+}
+
+// t.Fatalf does not return: the status path ends the test.
+func checkStatus(t *testing.T, url string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	defer resp.Body.Close()
 }
