@@ -31,7 +31,11 @@
 //   - the owner can return, on some path from the `go` statement, without a
 //     join event (control flow from ctrlflow);
 //   - for context uses and loops: the goroutine is not bound, the owner is
-//     not long-lived, and the owner is not main or init.
+//     not long-lived, and the owner is not main or init; for context uses,
+//     the goroutine is not started by an accept or dispatch loop (`for {}`,
+//     a range over a channel), whose goroutines serve the owner's lifetime
+//     context. A request passed to a function that is not a handler is
+//     data handed over, not a context.
 //
 // It also reports sync.WaitGroup.Add called inside the goroutine it
 // counts: Wait may run before the Add and return early.
