@@ -503,9 +503,29 @@ func (st *state) scanCall(c inspector.Cursor, call *ast.CallExpr, l *loop) {
 	case *ast.GoStmt, *ast.DeferStmt:
 		return
 	}
-	if st.res.BoundCall(call) && hasErrorResult(st.info, call) && st.innermostLoop(c) == l.stmt {
+	if st.res.BoundCall(call) && !st.detachedCall(call) && hasErrorResult(st.info, call) && st.innermostLoop(c) == l.stmt {
 		l.bound = append(l.bound, call)
 	}
+}
+
+// detachedCall reports whether every context call passes is one that never
+// ends (context.Background(), WithoutCancel...) and it passes no request:
+// cancellation cannot reach it (detachedctx's business if one was in reach).
+func (st *state) detachedCall(call *ast.CallExpr) bool {
+	n := 0
+	for _, arg := range call.Args {
+		t := st.info.TypeOf(arg)
+		if analysisutil.IsHTTPRequest(t) {
+			return false
+		}
+		if analysisutil.IsContext(t) {
+			if !st.res.Detached(arg) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 func hasErrorResult(info *types.Info, call *ast.CallExpr) bool {

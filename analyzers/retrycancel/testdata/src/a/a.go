@@ -761,3 +761,13 @@ func LingerIf(ctx context.Context, c *Client, slow bool) error {
 		}
 	}
 }
+
+// The attempts run on a root context: cancellation of ctx cannot reach them
+// (the fresh root is detachedctx's finding).
+func Detached(ctx context.Context, c *Client) {
+	for {
+		if err := c.Ping(context.Background()); err == nil {
+			return
+		}
+	}
+}
