@@ -14,6 +14,10 @@
 // locks and goroutines. Values carried by the context (trace spans, request
 // IDs, credentials) are lost too.
 //
+// A context parameter that the function never uses still counts: ignoring
+// it in favour of a fresh root is the bug (name it _ to say the function has
+// no use for it).
+//
 // A finding is made when the fresh context (directly, or a context derived
 // from it with context.WithTimeout, WithCancel, WithDeadline, WithValue and
 // their Cause variants) reaches a call or a local variable that is used.
