@@ -209,6 +209,8 @@ func funcName(fd *ast.FuncDecl) string {
 type row struct {
 	bugs, found, crossOnly, missed int
 	oks, flagged                   int
+	// fires counts near-misses of any check this check reports in.
+	fires int
 }
 
 // tabulate builds the report and, when a check misses the bar, the reason.
@@ -251,6 +253,13 @@ func tabulate(funcs []*marked, stray []finding, all []*analysis.Analyzer) (repor
 			}
 		case "ok":
 			r.oks++
+			seen := map[string]bool{}
+			for _, d := range m.diags {
+				if !seen[d.check] {
+					seen[d.check] = true
+					rows[d.check].fires++
+				}
+			}
 			if len(m.diags) > 0 {
 				r.flagged++
 				fps = append(fps, fmt.Sprintf("%s (%s:%d, ok: %s): flagged%s",
@@ -260,12 +269,12 @@ func tabulate(funcs []*marked, stray []finding, all []*analysis.Analyzer) (repor
 	}
 
 	var b, f strings.Builder
-	fmt.Fprintf(&b, "%-14s %5s %5s %7s %6s | %5s %7s %6s\n", "check", "bugs", "found", "recall", "cross", "ok", "flagged", "rate")
+	fmt.Fprintf(&b, "%-14s %5s %5s %7s %6s | %5s %7s %6s | %5s\n", "check", "bugs", "found", "recall", "cross", "ok", "flagged", "rate", "fires")
 	var tb, tf, to, tfl int
 	for _, a := range all {
 		r := rows[a.Name]
 		recall, rate := ratio(r.found, r.bugs), ratio(r.flagged, r.oks)
-		fmt.Fprintf(&b, "%-14s %5d %5d %6.0f%% %6d | %5d %7d %5.0f%%\n", a.Name, r.bugs, r.found, 100*recall, r.crossOnly, r.oks, r.flagged, 100*rate)
+		fmt.Fprintf(&b, "%-14s %5d %5d %6.0f%% %6d | %5d %7d %5.0f%% | %5d\n", a.Name, r.bugs, r.found, 100*recall, r.crossOnly, r.oks, r.flagged, 100*rate, r.fires)
 		tb += r.bugs
 		tf += r.found
 		to += r.oks
@@ -277,7 +286,11 @@ func tabulate(funcs []*marked, stray []finding, all []*analysis.Analyzer) (repor
 			fmt.Fprintf(&f, "%s: near-miss flag rate %.0f%% > %.0f%%\n", a.Name, 100*rate, 100*maxFlagRate)
 		}
 	}
-	fmt.Fprintf(&b, "%-14s %5d %5d %6.0f%% %6s | %5d %7d %5.0f%%\n", "total", tb, tf, 100*ratio(tf, tb), "", to, tfl, 100*ratio(tfl, to))
+	fmt.Fprintf(&b, "%-14s %5d %5d %6.0f%% %6s | %5d %7d %5.0f%% |\n", "total", tb, tf, 100*ratio(tf, tb), "", to, tfl, 100*ratio(tfl, to))
+	b.WriteString("\nbugs/found/recall: functions marked `bug: <check>` and those <check> reports in;\n" +
+		"cross: missed bugs reported only by another check; ok/flagged/rate: functions marked\n" +
+		"`ok: <check>` and those any check reports in; fires: near-misses of any check that\n" +
+		"<check> reports in (who owns the false positive).\n")
 	section := func(title string, lines []string) {
 		if len(lines) == 0 {
 			return

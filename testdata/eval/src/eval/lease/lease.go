@@ -32,8 +32,8 @@ type Repo struct {
 // bug: leaseleak
 func (r *Repo) Query(ctx context.Context, id string) (string, error) {
 	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	if err := qctx.Err(); err != nil {
-		return "", err
+	if id == "" {
+		return "", errors.New("empty id")
 	}
 	var name string
 	err := r.db.QueryRowContext(qctx, "SELECT name FROM t WHERE id = $1", id).Scan(&name)
@@ -219,7 +219,6 @@ func (r *Repo) Watch(ctx context.Context, ch <-chan string) error {
 				return nil
 			}
 			if k == "" {
-				cancel()
 				return errors.New("empty key")
 			}
 		}
