@@ -217,6 +217,7 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 	if f.checkLock(b, i, n, call, lhs) {
 		return
 	}
+	f.checkDoubleUnlock(b, i, n, call)
 	a := f.s.own.Acquisition(call)
 	if a == nil {
 		return

@@ -33,11 +33,17 @@ type walker struct {
 	// the value they had: a later test of the same condition goes the same
 	// way (if b == 10 { mu.Lock() } ... if b == 10 { mu.Unlock() }).
 	consistent map[string]bool
+	// hit, when set, marks nodes the search looks for (a second
+	// Unlock); reaching one is recorded and ends the path.
+	hit func(ast.Node) bool
+	// quietReturns makes returns end a path without being recorded.
+	quietReturns bool
 }
 
 // outcome is what the search found.
 type outcome struct {
 	leaks  []*ast.ReturnStmt // returns reached without release, in order found
+	hits   []ast.Node        // nodes for which hit was true
 	loop   bool              // the acquisition is reached again without release
 	failed map[*ast.ReturnStmt]bool
 }
@@ -75,7 +81,18 @@ func (w *walker) search() *outcome {
 				stopped = true
 				break
 			}
+			if !failed && w.hit != nil && w.hit(n) {
+				if !slices.Contains(out.hits, n) {
+					out.hits = append(out.hits, n)
+				}
+				stopped = true
+				break
+			}
 			if !failed && w.disposes(n) {
+				stopped = true
+				break
+			}
+			if _, ok := n.(*ast.ReturnStmt); ok && w.quietReturns {
 				stopped = true
 				break
 			}

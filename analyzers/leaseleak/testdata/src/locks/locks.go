@@ -234,3 +234,57 @@ func counted(ctx context.Context, s *semaphore.Weighted) bool {
 	_ = s.Acquire(ctx, 1)
 	return s.TryAcquire(1)
 }
+
+// ---- double unlock ----
+
+// An explicit unlock before a return, with the deferred one still pending.
+func (d *dispatcher) early(v int) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v < 0 {
+		d.mu.Unlock() // want `d.mu is unlocked here and again by the deferred Unlock when the function returns through the return when v < 0, so the program dies with "fatal error: sync: unlock of unlocked mutex"`
+		return 0
+	}
+	return d.state
+}
+
+// Unlocked in a branch, then again after it.
+func (d *dispatcher) twice(v int) {
+	d.mu.Lock()
+	if v > 0 {
+		d.state = v
+		d.mu.Unlock()
+	}
+	d.mu.Unlock() // want `d.mu is unlocked here although it was already unlocked on the way and not locked again`
+}
+
+// Near miss: unlock, slow work, lock again before the deferred unlock.
+func (d *dispatcher) unlockForWork(work func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.mu.Unlock()
+	work()
+	d.mu.Lock()
+}
+
+// Near miss: each branch unlocks once.
+func (d *dispatcher) once(v int) {
+	d.mu.Lock()
+	if v > 0 {
+		d.state = v
+		d.mu.Unlock()
+		return
+	}
+	d.mu.Unlock()
+}
+
+// Near miss: unlock and lock in a loop.
+func (d *dispatcher) loop(n int, work func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := 0; i < n; i++ {
+		d.mu.Unlock()
+		work()
+		d.mu.Lock()
+	}
+}

@@ -1,0 +1,152 @@
+package leaseleak
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// unlockOf returns the lock kind that call releases when it is a
+// sync.Mutex or RWMutex Unlock/RUnlock, or nil.
+func unlockOf(info *types.Info, call *ast.CallExpr) *lockKind {
+	fn := analysisutil.Callee(info, call)
+	switch {
+	case fn == nil:
+		return nil
+	case analysisutil.IsMethod(fn, "sync", "Mutex", "Unlock"), analysisutil.IsMethod(fn, "sync", "RWMutex", "Unlock"):
+		return lockMutex
+	case analysisutil.IsMethod(fn, "sync", "RWMutex", "RUnlock"):
+		return lockRead
+	}
+	return nil
+}
+
+// checkDoubleUnlock reports an explicit Unlock (statement n, b.Nodes[i])
+// followed, on some path without a new Lock, by a second Unlock of the same
+// mutex or by a deferred Unlock registered before it: unlocking an unlocked
+// mutex is a fatal error that no recover catches.
+func (f *function) checkDoubleUnlock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr) {
+	info := f.info()
+	k := unlockOf(info, call)
+	if k == nil {
+		return
+	}
+	if _, ok := n.(*ast.ExprStmt); !ok {
+		return
+	}
+	recv := recvOf(call)
+	if recv == nil {
+		return
+	}
+	key := keyOf(info, recv)
+	if key == nil {
+		return
+	}
+	sameKey := func(c *ast.CallExpr) bool {
+		r := recvOf(c)
+		return r != nil && slices.Equal(keyOf(info, r), key)
+	}
+	// relocks reports whether x locks the mutex again (or calls anything
+	// that might: a helper of this package that unlocks may lock too, and
+	// a function value may do anything with it).
+	relocks := func(x ast.Node) bool {
+		found := false
+		ast.Inspect(x, func(y ast.Node) bool {
+			if found {
+				return false
+			}
+			if _, ok := y.(*ast.FuncLit); ok {
+				return false
+			}
+			c, ok := y.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if lk := lockOf(info, c); lk != nil && sameKey(c) {
+				found = true
+			}
+			if fn := analysisutil.Callee(info, c); fn != nil && fn.Pkg() == f.s.pass.Pkg && analysisutil.ReferencesObject(info, c, key[0]) {
+				found = true // a helper given the owner may lock it
+			}
+			return !found
+		})
+		return found
+	}
+	isUnlock := func(x ast.Node) bool {
+		es, ok := x.(*ast.ExprStmt)
+		if !ok {
+			return false
+		}
+		c, ok := es.X.(*ast.CallExpr)
+		return ok && unlockOf(info, c) == k && sameKey(c)
+	}
+	// A deferred unlock registered before n, in a block around n.
+	var deferred *ast.DeferStmt
+	c, ok := f.cur.FindNode(n)
+	if !ok {
+		return
+	}
+	for e := range c.Enclosing((*ast.BlockStmt)(nil)) {
+		blk := e.Node().(*ast.BlockStmt)
+		for _, st := range blk.List {
+			if st.Pos() >= n.Pos() {
+				break
+			}
+			ds, ok := st.(*ast.DeferStmt)
+			if !ok {
+				continue
+			}
+			if unlockOf(info, ds.Call) == k && sameKey(ds.Call) {
+				deferred = ds
+			}
+		}
+		if blk == f.body {
+			break
+		}
+	}
+	w := &walker{
+		info:         info,
+		start:        b,
+		index:        i,
+		acq:          n,
+		disposes:     relocks,
+		assignsErr:   func(ast.Node) bool { return false },
+		failed:       func(ast.Expr, bool) bool { return false },
+		released:     func(ast.Expr, bool) bool { return false },
+		tagCases:     f.tagCases(),
+		consistent:   f.consistentConds(n),
+		hit:          isUnlock,
+		quietReturns: deferred == nil,
+	}
+	out := w.search()
+	name := types.ExprString(recv)
+	fatal := "fatal error: sync: unlock of unlocked mutex"
+	if k == lockRead {
+		fatal = "fatal error: sync: RUnlock of unlocked RWMutex"
+	}
+	for _, h := range out.hits {
+		f.s.rep.Report(analysis.Diagnostic{
+			Pos: h.Pos(), End: h.End(),
+			Message: fmt.Sprintf("%s is unlocked here although it was already unlocked on the way and not locked again, so the program dies with %q", name, fatal),
+			Related: []analysis.RelatedInformation{{Pos: n.Pos(), End: n.End(), Message: "first unlocked here"}},
+		})
+	}
+	if deferred != nil && len(out.leaks) > 0 {
+		ret := out.leaks[0]
+		f.s.rep.Report(analysis.Diagnostic{
+			Pos: n.Pos(), End: n.End(),
+			Message: fmt.Sprintf("%s is unlocked here and again by the deferred %s when the function returns through the return%s, so the program dies with %q",
+				name, k.release, f.condition(ret), fatal),
+			Related: []analysis.RelatedInformation{
+				{Pos: deferred.Pos(), End: deferred.End(), Message: "the deferred unlock"},
+				{Pos: ret.Pos(), End: ret.End(), Message: "returns with the mutex unlocked"},
+			},
+		})
+	}
+}
