@@ -209,6 +209,12 @@ func funcName(f *ctxflow.Func) string {
 func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.Context, bool) {
 	goLit := st.enclosingGoLit(cur)
 	for _, c := range f.Contexts {
+		if c.Kind == ctxflow.FieldContext && ownsContext(c) {
+			// The receiver creates and cancels its own context (it holds
+			// the cancel func too): that context is its lifetime, not a
+			// caller's.
+			continue
+		}
 		if c.Kind == ctxflow.FieldContext && shutdownMethod(f) {
 			// Close, Stop, Shutdown: the receiver's context is the one
 			// being torn down; the shutdown work needs a live one.
@@ -721,6 +727,31 @@ func compatWrapper(f *ctxflow.Func, callee string) bool {
 		}
 		name := g.Obj.Name()
 		return callee == name+"Context" || callee == name+"WithContext" || callee == name+"Ctx"
+	}
+	return false
+}
+
+// ownsContext reports whether the struct holding the context field c also
+// holds a cancel function (context.CancelFunc, context.CancelCauseFunc, or
+// a func field named like cancel): it owns the context's lifetime.
+func ownsContext(c ctxflow.Context) bool {
+	t := c.Obj.Type()
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		fld := st.Field(i)
+		ft := fld.Type()
+		if analysisutil.IsNamed(ft, "context", "CancelFunc") || analysisutil.IsNamed(ft, "context", "CancelCauseFunc") {
+			return true
+		}
+		if _, ok := ft.Underlying().(*types.Signature); ok && strings.Contains(strings.ToLower(fld.Name()), "cancel") {
+			return true
+		}
 	}
 	return false
 }

@@ -81,6 +81,10 @@
 //     OnceValues, singleflight's Do and DoChan) are treated the same way:
 //     one caller's cancellation must not fail the others. Literals passed to
 //     context.AfterFunc run after the context ended and are never reported;
+//   - a context field of a receiver whose struct also holds a cancel
+//     function (context.CancelFunc, CancelCauseFunc, or a func field named
+//     like cancel): the receiver owns that context, it is its own lifetime
+//     and not a caller's;
 //   - in a method named for shutting down (Close, Stop, Shutdown, Drain,
 //     Terminate, Teardown, Cleanup, Destroy), a context field of the
 //     receiver does not count as in reach: it is the one being torn down;

@@ -55,9 +55,10 @@ func (sv *Service) Close() error {
 	return sv.s.Save(context.Background(), "final")
 }
 
-// Not a shutdown method: the receiver's context is in reach.
+// The service owns its context (it holds the cancel func): that context is
+// its lifetime, not a caller's (the rt/scope Wait shape).
 func (sv *Service) Refresh() error {
-	return sv.s.Save(context.Background(), "refresh") // want `context.Background\(\) in Refresh cuts off sv.ctx`
+	return sv.s.Save(context.Background(), "refresh")
 }
 
 // sync.Once inside a handler still uses the request when it is the caller's
@@ -65,4 +66,18 @@ func (sv *Service) Refresh() error {
 func (c *Cache) Put(ctx context.Context, v string) error {
 	c.once.Do(func() {})
 	return c.s.Save(context.Background(), v) // want `context.Background\(\) in Put cuts off ctx`
+}
+
+// A worker handed its context from outside.
+type Poller struct {
+	ctx context.Context
+	s   *Store
+}
+
+// Stopping: the worker's context is the one being torn down.
+func (p *Poller) Stop() error { return p.s.Save(context.Background(), "stopped") }
+
+// Polling ignores the worker's context.
+func (p *Poller) Poll() error {
+	return p.s.Save(context.Background(), "poll") // want `context.Background\(\) in Poll cuts off p.ctx`
 }
