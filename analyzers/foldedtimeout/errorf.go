@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -87,6 +88,15 @@ func (s *state) checkErrorf(cur inspector.Cursor, call *ast.CallExpr) {
 			folds = append(folds, fold{sp, c, errCall})
 		}
 	}
+	// A carrier that is also wrapped with %w elsewhere in the call keeps
+	// its identity: fmt.Errorf("%w (%v)", err, err).
+	wrapped := make(map[string]bool)
+	for _, sp := range spans {
+		if sp.verb == 'w' && sp.arg >= 0 && sp.arg < len(call.Args)-1 {
+			wrapped[types.ExprString(call.Args[1+sp.arg])] = true
+		}
+	}
+	folds = slices.DeleteFunc(folds, func(f fold) bool { return wrapped[types.ExprString(f.carrier)] })
 	if len(folds) == 0 || !s.propagated(cur) || s.cancelHandledBefore(cur) {
 		return
 	}

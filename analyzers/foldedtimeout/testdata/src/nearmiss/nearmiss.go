@@ -187,3 +187,10 @@ func errCheckedThenFormatted(ctx context.Context) error {
 	}
 	return nil
 }
+
+func wrappedAndFormatted(ctx context.Context) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		return fmt.Errorf("%w (details: %v)", err, err)
+	}
+	return nil
+}
