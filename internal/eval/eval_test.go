@@ -7,7 +7,8 @@
 //	// bug: <check>   the function holds one bug <check> must report
 //	// ok: <check>    a correct near-miss: no check may report anything in it
 //
-// The test runs analyzers.All() once over the whole corpus, maps each
+// The test runs the suite as the drivers do (the checks on by default and
+// the directive check) once over the whole corpus, maps each
 // diagnostic to its enclosing marked function, and logs per check the
 // recall on bugs and the flag rate on near-misses. With
 // CANCELCHECK_EVAL_STRICT=1 it fails when a check finds fewer than 80% of
@@ -30,6 +31,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/cancelcheck/cancelcheck/analyzers"
+	"github.com/cancelcheck/cancelcheck/internal/directive"
 )
 
 const (
@@ -80,8 +82,16 @@ func TestEval(t *testing.T) {
 		t.Fatal("no corpus packages")
 	}
 
+	// The suite as drivers run it: every check on by default, then the
+	// directive check.
+	var suite []*analysis.Analyzer
+	for _, c := range directive.WithSuite(analyzers.Checks) {
+		if !c.OffByDefault {
+			suite = append(suite, c.Analyzer)
+		}
+	}
 	names := map[string]bool{}
-	for _, a := range analyzers.All() {
+	for _, a := range suite {
 		names[a.Name] = true
 	}
 
@@ -117,7 +127,7 @@ func TestEval(t *testing.T) {
 	}
 
 	// One analysis run over all packages.
-	graph, err := checker.Analyze(analyzers.All(), pkgs, nil)
+	graph, err := checker.Analyze(suite, pkgs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +152,7 @@ func TestEval(t *testing.T) {
 		}
 	}
 
-	report, fail := tabulate(funcs, stray, analyzers.All())
+	report, fail := tabulate(funcs, stray, suite)
 	t.Log("\n" + report)
 	if out := os.Getenv("CANCELCHECK_EVAL_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
