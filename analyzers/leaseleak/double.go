@@ -56,6 +56,9 @@ func (f *function) checkDoubleUnlock(b *cfg.Block, i int, n ast.Node, call *ast.
 	// that might: a helper of this package that unlocks may lock too, and
 	// a function value may do anything with it).
 	relocks := func(x ast.Node) bool {
+		if assigns(info, x, key[0]) {
+			return true // the name now denotes another mutex
+		}
 		found := false
 		ast.Inspect(x, func(y ast.Node) bool {
 			if found {
@@ -68,8 +71,11 @@ func (f *function) checkDoubleUnlock(b *cfg.Block, i int, n ast.Node, call *ast.
 			if !ok {
 				return true
 			}
-			if lk := lockOf(info, c); lk != nil && sameKey(c) {
-				found = true
+			// Lock, TryLock, RLock...: any other method of the mutex.
+			if sameKey(c) && unlockOf(info, c) == nil {
+				if fn := analysisutil.Callee(info, c); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "sync" {
+					found = true
+				}
 			}
 			if fn := analysisutil.Callee(info, c); fn != nil && fn.Pkg() == f.s.pass.Pkg && analysisutil.ReferencesObject(info, c, key[0]) {
 				found = true // a helper given the owner may lock it

@@ -236,11 +236,15 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 	}
 search:
 	w := &walker{
-		info:       info,
-		start:      b,
-		index:      i,
-		acq:        n,
-		disposes:   func(x ast.Node) bool { return releases(x, false) },
+		info:  info,
+		start: b,
+		index: i,
+		acq:   n,
+		disposes: func(x ast.Node) bool {
+			// Reassigning the owner (y = y.next) makes the name denote
+			// another lock: stop following this one.
+			return releases(x, false) || assigns(info, x, key[0])
+		},
 		assignsErr: func(x ast.Node) bool { return assigns(info, x, errObj) },
 		failed: func(cond ast.Expr, truth bool) bool {
 			return impliesFailed(info, cond, truth, errObj, nil)

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
 // walker searches the paths from an acquisition to the function's exits.
@@ -191,14 +193,26 @@ func impliesFailed(info *types.Info, cond ast.Expr, truth bool, errObj types.Obj
 				x, y = y, x
 			}
 			if !isNil(y) {
+				// err == ErrSentinel (true), err != ErrSentinel
+				// (false): err is not nil.
+				if is(y, isErr) {
+					x, y = y, x
+				}
+				if is(x, isErr) && isSentinel(info, y) {
+					return (c.Op == token.EQL) == truth
+				}
 				return false
 			}
 			// err != nil (true) or err == nil (false): failed.
 			if is(x, isErr) {
 				return (c.Op == token.NEQ) == truth
 			}
-			// v == nil (true) or v != nil (false): nothing to release.
+			// v == nil (true) or v != nil (false): nothing to release;
+			// so too for v.Body == nil.
 			if is(x, isLease) {
+				return (c.Op == token.EQL) == truth
+			}
+			if sel, ok := ast.Unparen(x).(*ast.SelectorExpr); ok && sel.Sel.Name == "Body" && is(sel.X, isLease) {
 				return (c.Op == token.EQL) == truth
 			}
 		}
@@ -299,4 +313,20 @@ func (f *function) stable(cond ast.Expr) bool {
 		}
 	}
 	return true
+}
+
+// isSentinel reports whether e names a package-level error variable
+// (io.EOF, sql.ErrNoRows), which is never nil.
+func isSentinel(info *types.Info, e ast.Expr) bool {
+	var id *ast.Ident
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		id = e
+	case *ast.SelectorExpr:
+		id = e.Sel
+	default:
+		return false
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	return ok && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() && analysisutil.IsError(v.Type())
 }

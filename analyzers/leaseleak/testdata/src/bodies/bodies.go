@@ -197,3 +197,25 @@ func checkStatus(t *testing.T, url string) {
 	}
 	defer resp.Body.Close()
 }
+
+var errSkip = errors.New("skip")
+
+// A sentinel error compared with == means the call failed.
+func alt(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if resp, err := rt.RoundTrip(req); err != errSkip {
+		return resp, err
+	}
+	return nil, nil
+}
+
+// A nil Body has nothing to close.
+func nilBody(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Body == nil {
+		return nil, errors.New("nil body")
+	}
+	return resp, nil
+}

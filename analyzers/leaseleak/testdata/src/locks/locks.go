@@ -288,3 +288,38 @@ func (d *dispatcher) loop(n int, work func()) {
 		d.mu.Lock()
 	}
 }
+
+type node struct {
+	mu   sync.Mutex
+	next *node
+}
+
+// Near miss: hand-over-hand locking; y names another node after y = l.
+func walk(x *node) {
+	y := x
+	for y.next != nil {
+		l := y.next
+		if y != x {
+			y.mu.Unlock()
+		}
+		l.mu.Lock()
+		y = l
+	}
+	if y != x {
+		y.mu.Unlock()
+	}
+}
+
+// Near miss: TryLock locks again.
+func hammer(m *sync.Mutex, n int) {
+	for i := 0; i < n; i++ {
+		if i%3 == 0 {
+			if m.TryLock() {
+				m.Unlock()
+			}
+			continue
+		}
+		m.Lock()
+		m.Unlock()
+	}
+}
