@@ -464,8 +464,8 @@ func (st *state) storedResult(call *ast.CallExpr) bool {
 				return true // a field or an element
 			}
 			v, ok := info.ObjectOf(id).(*types.Var)
-			if !ok {
-				continue
+			if !ok || analysisutil.IsError(v.Type()) {
+				continue // the error result says nothing about ownership
 			}
 			if v.Parent() == v.Pkg().Scope() {
 				return true

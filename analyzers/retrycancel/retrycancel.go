@@ -220,12 +220,15 @@ func (st *state) dropWalks(l *loop) {
 	if len(l.bound) == 0 {
 		return
 	}
+	// Only loop-carried variables make a walk: declared outside the loop,
+	// assigned inside (token = next). A variable declared in the body
+	// (req, err := http.NewRequest...) is rebuilt the same way each round.
 	assigned := make(map[types.Object]bool)
 	mark := func(e ast.Expr) {
 		for {
 			switch x := ast.Unparen(e).(type) {
 			case *ast.Ident:
-				if obj := st.info.ObjectOf(x); obj != nil {
+				if obj := st.info.ObjectOf(x); obj != nil && !inside(obj.Pos(), l.body) {
 					assigned[obj] = true
 				}
 				return

@@ -139,3 +139,12 @@ func (h *Holder) Once(ctx context.Context) *Client {
 	_ = c
 	return nil
 }
+
+// A request built on a fresh root in a function that returns errors.
+func (h *Holder) Proxy(ctx context.Context, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil) // want `context.Background\(\) in Proxy cuts off ctx`
+	if err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
+}

@@ -771,3 +771,23 @@ func Detached(ctx context.Context, c *Client) {
 		}
 	}
 }
+
+// Honouring Retry-After with an uninterruptible sleep; the request is
+// rebuilt each round from the same inputs (a retry, not a walk).
+func RetryAfter(ctx context.Context, url string) (*http.Response, error) {
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusTooManyRequests {
+			return resp, nil
+		}
+		resp.Body.Close()
+		time.Sleep(time.Second) // want `time.Sleep ignores ctx: once ctx is canceled this retry loop still sleeps out its backoff`
+	}
+}
