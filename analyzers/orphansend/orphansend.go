@@ -58,8 +58,10 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 }
 
 func orphanDiagnostic(pass *analysis.Pass, flow *ctxflow.Result, o *goroutines.Orphan) analysis.Diagnostic {
+	// The send when it is in the goroutine's literal; the go statement when
+	// it is in a called function (which other callers may use correctly).
 	var at ast.Node = o.Senders[0].Start
-	if len(o.Sends) > 0 {
+	if len(o.Sends) > 0 && o.Senders[0].Lit != nil {
 		at = o.Sends[0]
 	}
 	name := o.Chan.Name()

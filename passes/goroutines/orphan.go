@@ -171,11 +171,97 @@ func (a *analysis) classifyChanUse(o *owner, u *chanUse, c inspector.Cursor, sen
 				u.closedByOwner = true
 			}
 		default:
-			u.bad = true
+			if !a.senderCall(o, u, c, p) {
+				u.bad = true
+			}
 		}
 	default:
 		u.bad = true
 	}
+}
+
+// senderCall handles `go f(..., ch, ...)` where f is a function of this
+// package that only sends on that parameter: the goroutine is a sender and
+// its sends are f's. It reports false for any other call.
+func (a *analysis) senderCall(o *owner, u *chanUse, c inspector.Cursor, call *ast.CallExpr) bool {
+	gs, ok := c.Parent().Parent().Node().(*ast.GoStmt)
+	if !ok || gs.Call != call {
+		return false
+	}
+	var g *Goroutine
+	for _, x := range o.gos {
+		if x.Start == gs {
+			g = x
+		}
+	}
+	if g == nil || g.Callee == nil || g.Callee.Pkg() != a.pass.Pkg {
+		return false
+	}
+	decl := a.decls[g.Callee]
+	if decl == nil {
+		return false
+	}
+	idx := -1
+	for i, arg := range call.Args {
+		if arg == c.Node() {
+			idx = i
+		}
+	}
+	sig := g.Callee.Type().(*types.Signature)
+	if idx < 0 || idx >= sig.Params().Len() || (sig.Variadic() && idx >= sig.Params().Len()-1) {
+		return false
+	}
+	param := sig.Params().At(idx)
+	// Every use of the parameter must be a send (bare or in a select) in
+	// the function's own body.
+	var sends []*ast.SendStmt
+	loopy, ok := false, true
+	comm := map[ast.Stmt]bool{}
+	inspectNode(decl.Body, func(n ast.Node) bool {
+		if cc, isCC := n.(*ast.CommClause); isCC && cc.Comm != nil {
+			comm[cc.Comm] = true
+		}
+		return true
+	})
+	var stack []ast.Node
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
+		id, isID := n.(*ast.Ident)
+		if !isID || a.info.Uses[id] != param {
+			return true
+		}
+		send, isSend := stack[len(stack)-2].(*ast.SendStmt)
+		if !isSend || send.Chan != id {
+			ok = false
+			return true
+		}
+		for _, s := range stack[:len(stack)-2] {
+			switch s.(type) {
+			case *ast.FuncLit:
+				ok = false
+			case *ast.ForStmt, *ast.RangeStmt:
+				loopy = true
+			}
+		}
+		if !comm[send] {
+			sends = append(sends, send)
+		}
+		return true
+	})
+	if !ok {
+		return false
+	}
+	if !u.anySend[g] {
+		u.anySend[g] = true
+		u.senders = append(u.senders, g)
+	}
+	u.sends[g] = append(u.sends[g], sends...)
+	u.loopy = u.loopy || loopy
+	return true
 }
 
 // isComm reports whether the receive at c is the comm of a select clause.
@@ -230,7 +316,7 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		// do (the last one to finish, say), the number of sends is not the
 		// number of senders.
 		for _, g := range senders {
-			if g.Lit == nil || a.sendAvoidable(g.Lit, u.sends[g]) {
+			if a.sendAvoidable(a.bodyCFG(g), u.sends[g]) {
 				return false
 			}
 		}
@@ -294,10 +380,21 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 	return true
 }
 
-// sendAvoidable reports whether lit can return without executing one of
+// bodyCFG returns the control flow of g's body: its literal, or the
+// function of this package it calls.
+func (a *analysis) bodyCFG(g *Goroutine) *cfg.CFG {
+	if g.Lit != nil {
+		return a.cfgs.FuncLit(g.Lit)
+	}
+	if decl := a.decls[g.Callee]; decl != nil {
+		return a.cfgs.FuncDecl(decl)
+	}
+	return nil
+}
+
+// sendAvoidable reports whether the body g can return without executing one of
 // sends.
-func (a *analysis) sendAvoidable(lit *ast.FuncLit, sends []*ast.SendStmt) bool {
-	g := a.cfgs.FuncLit(lit)
+func (a *analysis) sendAvoidable(g *cfg.CFG, sends []*ast.SendStmt) bool {
 	if g == nil {
 		return true
 	}

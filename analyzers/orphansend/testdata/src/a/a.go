@@ -456,3 +456,55 @@ func okMirrorErrSent(ctx context.Context) error {
 	}()
 	return <-res
 }
+
+func fetchInto(url string, out chan<- *Page) {
+	out <- load(url)
+}
+
+// The sender is a function of the package that sends on its parameter.
+func viaWorker(ctx context.Context, url string) (*Page, error) {
+	out := make(chan *Page)
+	go fetchInto(url, out) // want `the send on out blocks forever once viaWorker stops receiving at .case <-ctx.Done\(\).`
+	select {
+	case p := <-out:
+		return p, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func fetchOrQuit(ctx context.Context, url string, out chan<- *Page) {
+	select {
+	case out <- load(url):
+	case <-ctx.Done():
+	}
+}
+
+// The called sender selects on ctx.Done: no blocking send.
+func okViaWorker(ctx context.Context, url string) (*Page, error) {
+	out := make(chan *Page)
+	go fetchOrQuit(ctx, url, out)
+	select {
+	case p := <-out:
+		return p, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Many called senders, a drain loop that returns early.
+func viaWorkers(urls []string) []*Page {
+	out := make(chan *Page)
+	for _, u := range urls {
+		go fetchInto(u, out) // want `sends on out from goroutines started in a loop block forever once viaWorkers stops receiving early`
+	}
+	var pages []*Page
+	for range urls {
+		p := <-out
+		if p == nil {
+			return nil
+		}
+		pages = append(pages, p)
+	}
+	return pages
+}
