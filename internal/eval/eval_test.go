@@ -144,7 +144,20 @@ func TestEval(t *testing.T) {
 		fset = act.Package.Fset
 		for _, d := range act.Diagnostics {
 			f := finding{check: act.Analyzer.Name, msg: d.Message, pos: fset.Position(d.Pos)}
-			if m := enclosing(byFile[f.pos.Filename], d); m != nil {
+			m := enclosing(byFile[f.pos.Filename], d.Pos)
+			if m != nil && m.kind == "ok" {
+				// A finding placed in a helper (a sender method, say) that
+				// names, as a related place, the bug it belongs to is
+				// attributed to that bug's function.
+				for _, r := range d.Related {
+					rm := enclosing(byFile[fset.Position(r.Pos).Filename], r.Pos)
+					if rm != nil && rm.kind == "bug" && rm.check == f.check {
+						m = rm
+						break
+					}
+				}
+			}
+			if m != nil {
 				m.diags = append(m.diags, f)
 			} else {
 				stray = append(stray, f)
@@ -164,9 +177,9 @@ func TestEval(t *testing.T) {
 	}
 }
 
-func enclosing(fs []*marked, d analysis.Diagnostic) *marked {
+func enclosing(fs []*marked, pos token.Pos) *marked {
 	for _, m := range fs {
-		if m.pos <= d.Pos && d.Pos < m.end {
+		if m.pos <= pos && pos < m.end {
 			return m
 		}
 	}
