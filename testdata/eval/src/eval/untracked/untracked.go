@@ -306,6 +306,8 @@ func (w *Worker) Start(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
+			case <-w.done:
+				return
 			case e := <-w.queue:
 				_ = w.sink.Emit(ctx, e)
 			}
@@ -384,7 +386,12 @@ func (h *Handler) handleSSE(w http.ResponseWriter, r *http.Request) {
 
 // ok: untrackedgo
 func (w *Worker) Enqueue(e Event) {
-	go func() { w.queue <- e }()
+	go func() {
+		select {
+		case w.queue <- e:
+		case <-w.done:
+		}
+	}()
 }
 
 // ok: untrackedgo
