@@ -27,15 +27,15 @@ func unlockOf(info *types.Info, call *ast.CallExpr) *lockKind {
 	return nil
 }
 
-// checkDoubleUnlock reports an explicit Unlock (statement n, b.Nodes[i])
+// checkDoubleUnlock reports an explicit (write) Unlock (statement n, b.Nodes[i])
 // followed, on some path without a new Lock, by a second Unlock of the same
 // mutex or by a deferred Unlock registered before it: unlocking an unlocked
 // mutex is a fatal error that no recover catches.
 func (f *function) checkDoubleUnlock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr) {
 	info := f.info()
 	k := unlockOf(info, call)
-	if k == nil {
-		return
+	if k != lockMutex {
+		return // read locks are counted: RLock twice, RUnlock twice is fine
 	}
 	if _, ok := n.(*ast.ExprStmt); !ok {
 		return
@@ -132,10 +132,7 @@ func (f *function) checkDoubleUnlock(b *cfg.Block, i int, n ast.Node, call *ast.
 	}
 	out := w.search()
 	name := types.ExprString(recv)
-	fatal := "fatal error: sync: unlock of unlocked mutex"
-	if k == lockRead {
-		fatal = "fatal error: sync: RUnlock of unlocked RWMutex"
-	}
+	const fatal = "fatal error: sync: unlock of unlocked mutex"
 	for _, h := range out.hits {
 		f.s.rep.Report(analysis.Diagnostic{
 			Pos: h.Pos(), End: h.End(),

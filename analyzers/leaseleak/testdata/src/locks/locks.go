@@ -323,3 +323,11 @@ func hammer(m *sync.Mutex, n int) {
 		m.Unlock()
 	}
 }
+
+// Near miss: read locks are counted.
+func (c *cache) nested() {
+	c.mu.RLock()
+	c.mu.RLock()
+	c.mu.RUnlock()
+	c.mu.RUnlock()
+}
