@@ -87,8 +87,11 @@
 // (returns it, wraps it, or returns or breaks under `err != nil` or an
 // unknown classifier such as `!retryable(err)`); a loop with an exit on a
 // receive from a stop channel; a loop whose condition classifies the error
-// (`for i < 2 && retryable(err)`); loops over collections, and bound calls
-// inside a nested walk over a collection (swallowcancel's business); loops
+// (`for i < 2 && retryable(err)`); loops over collections, bound calls
+// inside a nested walk over a collection, and bound calls whose arguments
+// are loop-carried (declared outside the loop and assigned inside it: a
+// walk over pages or versions, not a retry) (swallowcancel's business);
+// calls on a root context (context.Background(): detachedctx's business); loops
 // whose only context is a local context.Background() or TODO() (it never
 // ends); functions with no context in reach and no bound call; and _test.go
 // files (set include_tests to check them). A test that decides whether the
