@@ -18,7 +18,9 @@
 //   - a drop: `_ = f(ctx)`, `v, _ := f(ctx)`, or a bare `f(ctx)` statement,
 //     in a function that returns an error (a bare call that is the last
 //     statement of its function is not reported), or anywhere inside a loop
-//     over a collection;
+//     over a collection; in a function without results, a bare call
+//     followed by work that assumes it succeeded (`sem.Acquire(ctx, 1)`
+//     then the guarded work);
 //   - a branch that tests the error and returns a nil error:
 //     `if err != nil { log(err); return nil }`;
 //   - a cancellation test mapped to success: `case <-ctx.Done(): return nil`,
@@ -76,8 +78,10 @@
 //     inherit the contract;
 //   - literals run by (*errgroup.Group).Go: the group's Wait returns the
 //     error that canceled its context;
-//   - functions without an error result outside loops (an http handler
-//     whose client left has nothing to return);
+//   - outside loops, in functions without an error result, explicit drops
+//     (`_ = f(ctx)`) and branches that handle the error (an http handler
+//     whose client left has nothing to return); calls of methods of
+//     *http.Request (ParseForm reports malformed input, not cancellation);
 //   - a context held in a field or package variable (`case <-s.closed.Done()`
 //     reports the object's own end, a different contract), and contexts
 //     that cannot be canceled (context.Background(), WithoutCancel);

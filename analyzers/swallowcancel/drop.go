@@ -55,11 +55,35 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 		})
 		return
 	}
-	if analysisutil.ErrorResult(f.Sig) < 0 || s.quiet[f] || s.onFailurePath(cur) {
+	if s.quiet[f] || s.onFailurePath(cur) {
 		return
 	}
 	if as == nil && isLastStmt(cur, f) || s.laterBoundWork(cur, f) {
 		return // a later context-bound call reports the cancellation
+	}
+	if analysisutil.ErrorResult(f.Sig) < 0 {
+		// No error to return: only a bare call, an oversight rather than
+		// a decision (`_ =`), followed by work that assumes it succeeded
+		// (sem.Acquire(ctx, 1) then the guarded work) is reported.
+		if as != nil || f.Sig.Results().Len() > 0 {
+			return
+		}
+		ctx := s.ctxFor(f, call)
+		var fixes []analysis.SuggestedFix
+		if src := s.source(call); src != "" {
+			fixes = []analysis.SuggestedFix{{
+				Message:   "Return when the call fails",
+				TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: []byte("if err := " + src + "; err != nil {\n" + s.indentAt(call.Pos()) + "\treturn\n" + s.indentAt(call.Pos()) + "}")}},
+			}}
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos: call.Pos(),
+			End: call.End(),
+			Message: fmt.Sprintf("the error of %s may carry the cancellation of %s and is dropped, so %s goes on as if the call succeeded after %s is canceled",
+				calleeName(call), orCaller(ctx), f.Name(), orCaller(ctx)),
+			SuggestedFixes: fixes,
+		})
+		return
 	}
 	s.rep.Report(analysis.Diagnostic{
 		Pos: call.Pos(),

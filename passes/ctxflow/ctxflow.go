@@ -555,7 +555,9 @@ func neverCarries(fn *types.Func) bool {
 	case "context":
 		return true
 	case "net/http":
-		return fn.Name() == "NewRequestWithContext"
+		// NewRequestWithContext only validates; the methods of a request
+		// (ParseForm, FormFile...) report malformed input.
+		return fn.Name() == "NewRequestWithContext" || analysisutil.IsMethod(fn, "net/http", "Request", fn.Name())
 	case "errors", "fmt":
 		return true
 	}

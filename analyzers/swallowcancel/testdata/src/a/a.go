@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 	"store"
 )
 
@@ -602,4 +603,25 @@ loop:
 		}
 	}
 	return store.Put(context.WithoutCancel(ctx), "flush", "v")
+}
+
+type pool struct{ sem *semaphore.Weighted }
+
+func (p *pool) handle(ctx context.Context, job string) {
+	p.sem.Acquire(ctx, 1) // want `the error of p.sem.Acquire may carry the cancellation of ctx and is dropped, so handle goes on as if the call succeeded`
+	defer p.sem.Release(1)
+	log.Println(job)
+}
+
+func (p *pool) handleChecked(ctx context.Context, job string) {
+	if err := p.sem.Acquire(ctx, 1); err != nil {
+		return
+	}
+	defer p.sem.Release(1)
+	log.Println(job)
+}
+
+func (p *pool) handleExplicit(ctx context.Context, job string) {
+	_ = p.sem.Acquire(ctx, 1) // explicit: a decision, not reported without an error result
+	log.Println(job)
 }

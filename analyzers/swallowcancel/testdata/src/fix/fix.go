@@ -93,3 +93,8 @@ loop:
 	}
 	return n, nil
 }
+
+func voidDrop(ctx context.Context, k string) {
+	store.Put(ctx, k, "v") // want `goes on as if the call succeeded`
+	log.Println("stored", k)
+}

@@ -127,3 +127,10 @@ func usesValueOnly(ctx context.Context) error {
 	_, err := valueOnly(ctx, "k")
 	return err
 }
+
+func form(r *http.Request) error {
+	if err := r.ParseForm(); err != nil {
+		return err
+	}
+	return r.ParseMultipartForm(1 << 20)
+}
