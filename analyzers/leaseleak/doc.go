@@ -97,9 +97,16 @@
 // Configuration (JSON): {"leases": [{"acquire": "example.com/pool.Get",
 // "release": "Put"}, {"acquire": "(*example.com/db.Pool).Lease", "release":
 // "Release"}]} adds user leases: the first non-error result of the
-// acquirer must be released with the named method.
+// acquirer must be released with the named method. {"tests": true} also
+// checks _test.go files.
 //
-// Not reported: timers and tickers in Go 1.23+ files; leases stored in
+// It also reports a write Unlock of a sync.Mutex or RWMutex that follows
+// another Unlock of the same mutex on some path with no Lock in between, or
+// that runs while a deferred Unlock is pending: unlocking an unlocked mutex
+// is a fatal error that recover cannot catch.
+//
+// Not reported: findings in _test.go files, unless the tests setting is
+// on; timers and tickers in Go 1.23+ files; leases stored in
 // fields, slices or maps right at the acquisition; paths that end in a
 // panic or a call that never returns; locks of functions that never unlock
 // them.

@@ -27,6 +27,8 @@ type Config struct {
 	// Leases names more acquire/release pairs: types of your own that must
 	// be given back.
 	Leases []Lease `json:"leases"`
+	// Tests also reports findings in _test.go files.
+	Tests bool `json:"tests"`
 }
 
 // Lease is one user lease: a function or method whose first result (or
@@ -42,7 +44,7 @@ type Lease struct {
 // New returns the check bound to cfg. A malformed lease in cfg makes every
 // run of the check fail with an error naming it.
 func New(cfg Config) *analysis.Analyzer {
-	c := &checker{}
+	c := &checker{tests: cfg.Tests}
 	for _, l := range cfg.Leases {
 		x, err := parseLease(l)
 		if err != nil {
@@ -97,6 +99,7 @@ func parseLease(l Lease) (*ownership.Extra, error) {
 }
 
 type checker struct {
+	tests bool
 	extra []*ownership.Extra
 	err   error // a malformed configuration
 }
@@ -139,6 +142,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			g, body, ftype = s.cfgs.FuncLit(n), n.Body, n.Type
 		}
 		if g == nil || s.rep.InGenerated(body.Pos()) {
+			continue
+		}
+		if !c.tests && strings.HasSuffix(pass.Fset.File(body.Pos()).Name(), "_test.go") {
 			continue
 		}
 		fn := &function{s: s, cur: cur, cfg: g, body: body, ftype: ftype}

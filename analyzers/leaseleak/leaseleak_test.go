@@ -32,3 +32,10 @@ func TestConfig(t *testing.T) {
 func TestFixes(t *testing.T) {
 	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), leaseleak.Analyzer, "fixes")
 }
+
+// TestTests checks that _test.go files are skipped unless the tests
+// setting is on.
+func TestTests(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), leaseleak.Analyzer, "testfilesoff")
+	analysistest.Run(t, analysistest.TestData(), leaseleak.New(leaseleak.Config{Tests: true}), "testfiles")
+}
