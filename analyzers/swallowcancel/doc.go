@@ -26,7 +26,8 @@
 //   - a cancellation test mapped to success: `case <-ctx.Done(): return nil`,
 //     `case <-ctx.Done(): break loop` followed by `return nil`,
 //     `if ctx.Err() != nil { return nil }`,
-//     `if errors.Is(err, context.Canceled) { return nil }`;
+//     `if errors.Is(err, context.Canceled) { return nil }`,
+//     `if errors.Is(err, context.Canceled) { err = nil }`;
 //   - in a loop over a collection, a branch that only logs the error and
 //     goes on to the next item, or that skips canceled items
 //     (`if errors.Is(err, context.Canceled) { continue }`);

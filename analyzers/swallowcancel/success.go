@@ -262,6 +262,23 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 	if t.Ctx != nil && !s.ctxOwned(t.Ctx) {
 		return
 	}
+	if s.clearsError(f, n, t) {
+		var fixes []analysis.SuggestedFix
+		if !s.lastImportUse(n) {
+			fixes = []analysis.SuggestedFix{{
+				Message:   "Keep the error",
+				TextEdits: []analysis.TextEdit{{Pos: n.Pos(), End: n.End()}},
+			}}
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos: n.Pos(),
+			End: n.Cond.End(),
+			Message: fmt.Sprintf("when %s is a cancellation this branch sets it to nil, so %s reports success for work that was canceled",
+				types.ExprString(t.Err), f.Name()),
+			SuggestedFixes: fixes,
+		})
+		return
+	}
 	if br, ok := lastStmt(n.Body).(*ast.BranchStmt); ok && br.Tok == token.CONTINUE && br.Label == nil && t.Canceled {
 		// Skipping a canceled item: the loop goes on with the rest.
 		loop := enclosingLoop(cur)
@@ -315,6 +332,48 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
 		SuggestedFixes: fixes,
 	})
+}
+
+// lastImportUse reports whether n holds the only uses in its file of an
+// imported package, so that deleting n would leave an unused import.
+func (s *state) lastImportUse(n ast.Node) bool {
+	file := analysisutil.FileOf(s.pass, n.Pos())
+	if file == nil {
+		return true
+	}
+	inside := make(map[*types.PkgName]bool)
+	ast.Inspect(n, func(x ast.Node) bool {
+		if id, ok := x.(*ast.Ident); ok {
+			if pn, ok := s.info.Uses[id].(*types.PkgName); ok {
+				inside[pn] = true
+			}
+		}
+		return true
+	})
+	for id, obj := range s.info.Uses {
+		pn, ok := obj.(*types.PkgName)
+		if !ok || !inside[pn] || (id.Pos() >= n.Pos() && id.Pos() < n.End()) || id.Pos() < file.FileStart || id.Pos() > file.FileEnd {
+			continue
+		}
+		delete(inside, pn) // used elsewhere in the file
+	}
+	return len(inside) > 0
+}
+
+// clearsError reports `if errors.Is(err, context.Canceled) { err = nil }`
+// in a function that returns an error and may not end quietly.
+func (s *state) clearsError(f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest) bool {
+	if t.Err == nil || !t.Canceled || n.Init != nil || n.Else != nil || len(n.Body.List) != 1 {
+		return false
+	}
+	if analysisutil.ErrorResult(f.Sig) < 0 || s.quiet[f] || s.groupGoroutine(f) {
+		return false
+	}
+	as, ok := n.Body.List[0].(*ast.AssignStmt)
+	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 || !isNilExpr(s.info, as.Rhs[0]) {
+		return false
+	}
+	return types.ExprString(as.Lhs[0]) == types.ExprString(t.Err)
 }
 
 // checkDone reports `case <-ctx.Done(): return nil` in a function that

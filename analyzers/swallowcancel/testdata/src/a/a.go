@@ -625,3 +625,30 @@ func (p *pool) handleExplicit(ctx context.Context, job string) {
 	_ = p.sem.Acquire(ctx, 1) // explicit: a decision, not reported without an error result
 	log.Println(job)
 }
+
+func clearsErr(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if errors.Is(err, context.Canceled) { // want `when err is a cancellation this branch sets it to nil, so clearsErr reports success`
+		err = nil
+	}
+	return err
+}
+
+// Stop stops the worker; it returns nil when it was stopped by cancellation.
+func Stop(ctx context.Context) error {
+	err := store.Put(ctx, "stop", "v")
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+func clearsOther(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if errors.Is(err, errNotFound) {
+		err = nil
+	}
+	return err
+}
+
+var errNotFound = errors.New("not found")

@@ -2,6 +2,7 @@ package fix
 
 import (
 	"context"
+	"errors"
 	"log"
 
 	"store"
@@ -98,3 +99,13 @@ func voidDrop(ctx context.Context, k string) {
 	store.Put(ctx, k, "v") // want `goes on as if the call succeeded`
 	log.Println("stored", k)
 }
+
+func clears(ctx context.Context) error {
+	err := store.Put(ctx, "k", "v")
+	if errors.Is(err, context.Canceled) { // want `sets it to nil`
+		err = nil
+	}
+	return err
+}
+
+var errKeep = errors.New("keeps the errors import in use")
