@@ -132,12 +132,31 @@ func (l *lease) check() {
 		},
 		tagCases:   f.tagCases(),
 		consistent: f.consistentConds(l.stmt),
+		// Overwriting the only variable that holds the lease loses it.
+		hit: func(n ast.Node) bool {
+			return len(l.objs) == 1 && assigns(info, n, l.obj) && !l.stillHeld(n)
+		},
 	}
 	out := w.search()
-	if len(out.leaks) == 0 && !out.loop {
+	if len(out.leaks) == 0 && !out.loop && len(out.hits) == 0 {
 		return
 	}
 	l.report(out)
+}
+
+// stillHeld reports whether the assignment n to the lease variable keeps the
+// lease in it (f = f, f = wrap(f)).
+func (l *lease) stillHeld(n ast.Node) bool {
+	as, ok := n.(*ast.AssignStmt)
+	if !ok {
+		return true
+	}
+	for _, r := range as.Rhs {
+		if analysisutil.ReferencesObject(l.f.info(), r, l.obj) {
+			return true
+		}
+	}
+	return false
 }
 
 // assigns reports whether n assigns to obj.
@@ -226,8 +245,6 @@ func (l *lease) report(out *outcome) {
 	k := l.kind()
 	var where string
 	var related []analysis.RelatedInformation
-	verbPresent := strings.TrimSuffix(strings.TrimSuffix(k.Verb, "ed"), "p")
-	_ = verbPresent
 	for _, ret := range out.leaks {
 		related = append(related, analysis.RelatedInformation{
 			Pos: ret.Pos(), End: ret.End(),
@@ -241,6 +258,18 @@ func (l *lease) report(out *outcome) {
 		} else if n > 1 {
 			where += fmt.Sprintf(" and %d other returns", n)
 		}
+	}
+	if len(out.hits) > 0 {
+		for _, h := range out.hits {
+			related = append(related, analysis.RelatedInformation{
+				Pos: h.Pos(), End: h.End(),
+				Message: fmt.Sprintf("%s is overwritten here while it still holds the %s", l.id.Name, k.Noun),
+			})
+		}
+		if where != "" {
+			where += ", nor "
+		}
+		where += "before " + l.id.Name + " is overwritten"
 	}
 	if out.loop {
 		if loop := l.loopOf(); loop != nil {
@@ -346,7 +375,7 @@ func (l *lease) handedOff() bool {
 // before each leaking return, when that is safe.
 func (l *lease) fix(out *outcome) (analysis.SuggestedFix, bool) {
 	k := l.kind()
-	if k.Fix == "" || l.id == nil {
+	if k.Fix == "" || l.id == nil || len(out.hits) > 0 {
 		return analysis.SuggestedFix{}, false
 	}
 	release := fmt.Sprintf(k.Fix, l.id.Name)

@@ -219,3 +219,33 @@ func nilBody(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// The first response is overwritten by the second request.
+func twoRequests(c *http.Client, a, b string) error {
+	resp, err := c.Get(a) // want `the response body resp.Body from \(\*http.Client\).Get is not closed before resp is overwritten`
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		resp, err = c.Get(b)
+		if err != nil {
+			return err
+		}
+	}
+	defer resp.Body.Close()
+	return nil
+}
+
+// Near miss: closed before the variable is reused.
+func closedFirst(c *http.Client, a, b string) error {
+	resp, err := c.Get(a)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	resp, err = c.Get(b)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
