@@ -99,7 +99,9 @@
 //     followed by such a test (return ctx.Err() after the loop);
 //   - outside loops, a drop or a logged error followed by more
 //     context-bound work or a context test: the cancellation surfaces
-//     there;
+//     there; and an explicit drop (`_ = cache.Delete(ctx, k)`) after
+//     context-bound work whose error was checked: a best-effort side
+//     effect of work that succeeded;
 //   - _test.go files, unless the tests setting is on.
 //
 // To silence one finding, give a reason:

@@ -61,6 +61,11 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 	if as == nil && isLastStmt(cur, f) || s.laterBoundWork(cur, f) {
 		return // a later context-bound call reports the cancellation
 	}
+	if as != nil && s.earlierBoundWork(cur, f) {
+		// `_ = cache.Delete(ctx, k)` after the main work succeeded: an
+		// explicit, best-effort side effect; the result stands.
+		return
+	}
 	if analysisutil.ErrorResult(f.Sig) < 0 {
 		// No error to return: only a bare call, an oversight rather than
 		// a decision (`_ =`), followed by work that assumes it succeeded
@@ -145,6 +150,19 @@ func (s *state) laterBoundWork(cur inspector.Cursor, f *ctxflow.Func) bool {
 		}
 		for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
 			if s.boundWorkIn(sib.Node()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// earlierBoundWork reports whether, before the statement at cur, the
+// function made a context-bound call whose error it kept.
+func (s *state) earlierBoundWork(cur inspector.Cursor, f *ctxflow.Func) bool {
+	for c := cur; c.Node() != f.Body; c = c.Parent() {
+		for sib, ok := c.PrevSibling(); ok; sib, ok = sib.PrevSibling() {
+			if _, isStmt := sib.Node().(ast.Stmt); isStmt && s.boundWorkIn(sib.Node()) {
 				return true
 			}
 		}

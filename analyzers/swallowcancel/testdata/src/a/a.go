@@ -652,3 +652,11 @@ func clearsOther(ctx context.Context) error {
 }
 
 var errNotFound = errors.New("not found")
+
+func bestEffortAfterWork(ctx context.Context, k string) error {
+	if err := store.Put(ctx, k, "v"); err != nil {
+		return err
+	}
+	_ = store.Put(ctx, "cache:"+k, "") // invalidation after the write succeeded
+	return nil
+}
