@@ -106,7 +106,7 @@
 // is a fatal error that recover cannot catch.
 //
 // Not reported: findings in _test.go files, unless the tests setting is
-// on; timers and tickers in Go 1.23+ files; leases stored in
+// on; leases of func main of package main, whose return ends the process; timers and tickers in Go 1.23+ files; leases stored in
 // fields, slices or maps right at the acquisition; paths that end in a
 // panic or a call that never returns; locks of functions that never unlock
 // them.
