@@ -43,7 +43,7 @@ type checker struct{ cfg Config }
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 	if len(res.Orphans) == 0 && len(res.Stalls) == 0 {
-		return nil, nil
+		return analysisutil.NothingToReport(pass), nil
 	}
 	flow := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
 	rep := analysisutil.NewReporter(pass)

@@ -9,7 +9,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), orphansend.Analyzer, "a")
+	analysistest.Run(t, analysistest.TestData(), orphansend.Analyzer, "a", "stale")
 }
 
 func TestFixes(t *testing.T) {

@@ -35,7 +35,7 @@ const (
 func scopeFix(pass *analysis.Pass, g *goroutines.Goroutine) (analysis.SuggestedFix, bool) {
 	var none analysis.SuggestedFix
 	gs, ok := g.Start.(*ast.GoStmt)
-	if !ok || g.Lit == nil || len(gs.Call.Args) > 0 || g.Owner.Obj == nil {
+	if !ok || !inline(g) || len(gs.Call.Args) > 0 || g.Owner.Obj == nil {
 		return none, false
 	}
 	sig, _ := pass.TypesInfo.TypeOf(g.Lit).(*types.Signature)

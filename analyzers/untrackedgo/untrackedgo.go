@@ -42,7 +42,7 @@ type checker struct{ cfg Config }
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 	if len(res.Goroutines) == 0 {
-		return nil, nil
+		return analysisutil.NothingToReport(pass), nil
 	}
 	rep := analysisutil.NewReporter(pass)
 	for _, g := range res.Goroutines {
@@ -98,10 +98,16 @@ func unjoined(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic 
 // startEnd ends the diagnostic at the go keyword's line: the call, not the
 // whole literal.
 func startEnd(g *goroutines.Goroutine) token.Pos {
-	if g.Lit != nil {
+	if inline(g) {
 		return g.Lit.Body.Lbrace + 1
 	}
 	return g.Start.End()
+}
+
+// inline reports whether g's body is a literal written in its go statement
+// (not one bound to a variable that `go load()` runs).
+func inline(g *goroutines.Goroutine) bool {
+	return g.Lit != nil && g.Start.Pos() <= g.Lit.Pos() && g.Lit.End() <= g.Start.End()
 }
 
 func addInside(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic {

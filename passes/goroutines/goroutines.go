@@ -183,6 +183,10 @@ func run(pass *goanalysis.Pass) (any, error) {
 			switch fun := ast.Unparen(n.Call.Fun).(type) {
 			case *ast.FuncLit:
 				g.Lit = fun
+			case *ast.Ident:
+				if g.Lit = a.boundLit(c, fun); g.Lit == nil {
+					g.Callee = analysisutil.Callee(a.info, n.Call)
+				}
 			default:
 				g.Callee = analysisutil.Callee(a.info, n.Call)
 			}
@@ -269,6 +273,10 @@ type owner struct {
 	// goroutine using one ends when the owner returns (dialParallel's
 	// racers), it is bound to the owner's return.
 	canceled map[types.Object]bool
+	// stored are contexts the owner derives and whose cancel function it
+	// stores in a map or a field that outlives it (a job registry): the
+	// goroutine using one is owned, and stopped, by whoever holds it.
+	stored map[types.Object]bool
 	// w and r are the parameters of an http handler owner.
 	w, r types.Object
 }
@@ -288,7 +296,7 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 		a.owners[f.Node] = nil
 		return nil
 	}
-	o := &owner{fn: f, cfg: g, comms: map[ast.Node]bool{}, ctxs: map[types.Object]bool{}, canceled: map[types.Object]bool{}}
+	o := &owner{fn: f, cfg: g, comms: map[ast.Node]bool{}, ctxs: map[types.Object]bool{}, canceled: map[types.Object]bool{}, stored: map[types.Object]bool{}}
 	cancelOf := map[types.Object]types.Object{} // cancel func -> its context
 	a.owners[f.Node] = o
 	params := f.Sig.Params()
@@ -324,6 +332,7 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 				o.comms[n.Comm] = true
 			}
 		case *ast.AssignStmt:
+			a.storedCancels(o, n, cancelOf)
 			// ctx2, cancel := context.WithTimeout(ctx, d); ctx := r.Context()
 			if len(n.Rhs) != 1 || len(n.Lhs) == 0 {
 				return true

@@ -383,7 +383,7 @@ func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bo
 					add(UseRequest, obj, id.Pos())
 				}
 			case o.ctxs[obj]:
-				if !a.watchOnly(c) && !o.canceled[obj] {
+				if !a.watchOnly(c) && !o.canceled[obj] && !o.stored[obj] {
 					add(UseContext, obj, id.Pos())
 				}
 			case g.Lit != nil && a.isWrite(c) && a.declaredIn(obj, o.fn) && a.readAfter(o, g, obj):

@@ -315,15 +315,32 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		// With many senders, each must send on every path: when only some
 		// do (the last one to finish, say), the number of sends is not the
 		// number of senders.
+		// A goroutine that skips the send on its own outcome (its error)
+		// counts as a possible sender: several may still send.
 		for _, g := range senders {
-			if a.sendAvoidable(a.bodyCFG(g), u.sends[g]) {
+			if a.sendAvoidable(a.bodyCFG(g), u.sends[g]) && !a.ownDecision(g) {
 				return false
 			}
 		}
 	}
 	k, ok := a.capacity(u.make)
-	if !ok || (!many && k >= len(senders)) || (many && k > 0) {
+	if !ok || (!many && k >= len(senders)) {
 		return false
+	}
+	if many && k > 0 {
+		// A buffer holding one result per sender: a constant number of
+		// goroutines, each sending once, no more than the buffer.
+		if u.loopy || senderLoop == nil {
+			return false
+		}
+		if n, ok := a.constIterations(senderLoop); ok && n <= int64(k) {
+			return false
+		}
+		for _, g := range senders {
+			if g.Loop != senderLoop || len(u.sends[g]) != 1 {
+				return false
+			}
+		}
 	}
 	w := &orphanWalk{a: a, o: o, u: u, many: many, k: k, starts: map[ast.Node]int{}, drains: map[ast.Stmt]bool{}, outcome: map[types.Object]bool{}, selects: map[*ast.CommClause]*ast.SelectStmt{}}
 	// Channels the senders signal besides u: a receiver that takes one of

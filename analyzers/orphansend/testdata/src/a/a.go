@@ -508,3 +508,185 @@ func viaWorkers(urls []string) []*Page {
 	}
 	return pages
 }
+
+// One goroutine per mirror, a buffer of one, and the first success wins
+// (mirror pickers in package managers): every other successful download
+// blocks on the full buffer.
+func firstMirror(ctx context.Context, mirrors []string) (string, error) {
+	got := make(chan string, 1)
+	for _, m := range mirrors {
+		go func() {
+			body, err := query(m)
+			if err == nil {
+				got <- body // want `sends on got from goroutines started in a loop block forever once firstMirror stops receiving at .case <-ctx.Done\(\)., so the remaining goroutines leak`
+			}
+		}()
+	}
+	select {
+	case b := <-got:
+		return b, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Near miss: the buffer holds every mirror's result.
+func okFirstMirrorBuffered(ctx context.Context, mirrors []string) (string, error) {
+	got := make(chan string, len(mirrors))
+	for _, m := range mirrors {
+		go func() {
+			body, err := query(m)
+			if err == nil {
+				got <- body
+			}
+		}()
+	}
+	select {
+	case b := <-got:
+		return b, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Near miss: a constant number of senders that the buffer holds.
+func okThreeProbes() string {
+	got := make(chan string, 3)
+	for i := 0; i < 3; i++ {
+		go func() {
+			body, err := query("probe")
+			if err == nil {
+				got <- body
+			}
+		}()
+	}
+	return <-got
+}
+
+// Near miss: the sender is chosen by a shared counter, only the last one
+// sends.
+func okLastOfShards(shards []string) {
+	done := make(chan struct{}, 1)
+	var mu sync.Mutex
+	left := len(shards)
+	for range shards {
+		go func() {
+			mu.Lock()
+			left--
+			n := left
+			mu.Unlock()
+			if n == 0 {
+				done <- struct{}{}
+			}
+		}()
+	}
+	<-done
+}
+
+// Results and errors on two channels; the collector returns on the first
+// error, and the later successes block on the unbuffered results channel
+// (the errgroup-less fan-in of many CLI tools).
+func statAll(ctx context.Context, paths []string) ([]string, error) {
+	res := make(chan string)
+	errs := make(chan error, len(paths))
+	for _, p := range paths {
+		go func() {
+			s, err := query(p)
+			if err != nil {
+				errs <- err
+				return
+			}
+			res <- s // want `sends on res from goroutines started in a loop block forever once statAll stops receiving early, so the remaining goroutines leak`
+		}()
+	}
+	var out []string
+	for range paths {
+		select {
+		case s := <-res:
+			out = append(out, s)
+		case err := <-errs:
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Near miss: the collector remembers the first error and keeps receiving
+// until every goroutine has reported.
+func okStatAllDrained(ctx context.Context, paths []string) ([]string, error) {
+	res := make(chan string)
+	errs := make(chan error, len(paths))
+	for _, p := range paths {
+		go func() {
+			s, err := query(p)
+			if err != nil {
+				errs <- err
+				return
+			}
+			res <- s
+		}()
+	}
+	var out []string
+	var first error
+	for range paths {
+		select {
+		case s := <-res:
+			out = append(out, s)
+		case err := <-errs:
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	return out, first
+}
+
+// The goroutine body is a func value bound once to a local and started by
+// name.
+func namedWorker(ctx context.Context, url string) (*Page, error) {
+	out := make(chan *Page)
+	fetch := func() {
+		out <- load(url) // want `the send on out blocks forever once namedWorker stops receiving at .case <-ctx.Done\(\)., so the goroutine leaks`
+	}
+	go fetch()
+	select {
+	case p := <-out:
+		return p, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Near miss: the named body has a buffer slot for its result.
+func okNamedWorkerBuffered(ctx context.Context, url string) (*Page, error) {
+	out := make(chan *Page, 1)
+	fetch := func() {
+		out <- load(url)
+	}
+	go fetch()
+	select {
+	case p := <-out:
+		return p, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Near miss: the func value is reassigned, so which body runs is not known
+// from its definition.
+func okNamedWorkerReassigned(ctx context.Context, url string, cached *Page) (*Page, error) {
+	out := make(chan *Page, 1)
+	fetch := func() {
+		out <- load(url)
+	}
+	if cached != nil {
+		fetch = func() { out <- cached }
+	}
+	go fetch()
+	select {
+	case p := <-out:
+		return p, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

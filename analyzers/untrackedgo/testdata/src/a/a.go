@@ -544,3 +544,71 @@ func (s *pipeServer) Connect(ctx context.Context, c Conn) Conn {
 	go s.serve(ctx, c)
 	return c
 }
+
+// ---- cancel functions stored by a registry ----
+
+type runner struct {
+	mu      sync.Mutex
+	cancels map[string]context.CancelFunc
+	stop    context.CancelFunc
+}
+
+// Near miss: the job's cancel is kept in the runner's registry, which
+// stops the job later (Kubernetes-style controllers keep a map of
+// per-object workers).
+func (rn *runner) startJob(ctx context.Context, id string, work func(context.Context)) {
+	jctx, cancel := context.WithCancel(ctx)
+	rn.mu.Lock()
+	rn.cancels[id] = cancel
+	rn.mu.Unlock()
+	go work(jctx)
+}
+
+// Near miss: the cancel is stored in a field of the receiver.
+func (rn *runner) startLoop(ctx context.Context) {
+	lctx, cancel := context.WithCancel(ctx)
+	rn.stop = cancel
+	go func() {
+		for {
+			if err := store(lctx, Result{}); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// Near miss: the caller's registry map holds the cancel.
+func startInto(ctx context.Context, jobs map[string]context.CancelFunc, id string) {
+	jctx, cancel := context.WithCancel(ctx)
+	jobs[id] = cancel
+	go func() { _ = store(jctx, Result{}) }()
+}
+
+// The cancel goes into a map the function makes itself and drops: nobody
+// can stop the job, and it still uses the caller's context.
+func startLocal(ctx context.Context, id string) {
+	jobs := map[string]context.CancelFunc{}
+	jctx, cancel := context.WithCancel(ctx)
+	jobs[id] = cancel
+	go func() { _ = store(jctx, Result{}) }() // want `goroutine uses the context jctx of startLocal, which can return without waiting for it`
+}
+
+// The goroutine body is a func value bound once to a local.
+func namedSync(ctx context.Context, ids []string) {
+	push := func() {
+		_ = store(ctx, Result{N: len(ids)})
+	}
+	go push() // want `goroutine uses the context ctx of namedSync, which can return without waiting for it`
+}
+
+// Near miss: the named body reports to a WaitGroup that is waited for.
+func okNamedSync(ctx context.Context, ids []string) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	push := func() {
+		defer wg.Done()
+		_ = store(ctx, Result{N: len(ids)})
+	}
+	go push()
+	wg.Wait()
+}
