@@ -522,8 +522,10 @@ func (l *lease) exitFix(out *outcome, release string) (analysis.SuggestedFix, bo
 		body := loopBody(loop)
 		// Every way round: continue statements of this loop, and the end
 		// of the body.
-		ok := true
-		c, _ := l.f.cur.FindNode(body)
+		c, ok := l.f.cur.FindNode(body)
+		if !ok {
+			return analysis.SuggestedFix{}, false
+		}
 		for bc := range c.Preorder((*ast.BranchStmt)(nil), (*ast.FuncLit)(nil), (*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.SwitchStmt)(nil), (*ast.SelectStmt)(nil)) {
 			if br, isBr := bc.Node().(*ast.BranchStmt); isBr && (br.Tok == token.CONTINUE || br.Tok == token.BREAK || br.Tok == token.GOTO) {
 				ok = false // a jump would skip the release: too subtle to fix
