@@ -401,8 +401,8 @@ func (r *Result) typeReleases(t types.Type, field *types.Var) bool {
 			return true
 		}
 	}
-	if field != nil && r.releasedFields[field] {
-		return true
+	if field != nil && (r.releasedFields[field] || field.Exported()) {
+		return true // released here, or maybe by importers of the package
 	}
 	pkg := named.Obj().Pkg()
 	if pkg == nil || pkg != r.pkg {

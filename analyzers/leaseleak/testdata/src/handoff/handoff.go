@@ -173,3 +173,28 @@ func silenced(path string) error {
 	_, err = f.Stat()
 	return err
 }
+
+// An exported field may be released by the package's importers.
+type Job struct {
+	Cancel context.CancelFunc
+}
+
+func StartJob(ctx context.Context) *Job {
+	_, cancel := context.WithCancel(ctx)
+	j := &Job{}
+	j.Cancel = cancel
+	return j
+}
+
+type job struct {
+	cancel context.CancelFunc
+	name   string
+}
+
+// An unexported field nothing releases does not own the cancel function.
+func startJob(ctx context.Context) *job {
+	_, cancel := context.WithCancel(ctx) // want `the cancel function of context.WithCancel is not called on the path through the return`
+	j := &job{name: "x"}
+	j.cancel = cancel
+	return j
+}
