@@ -81,6 +81,8 @@ var (
 var genericRelease = []string{
 	"Close", "Stop", "Release", "End", "Unlock", "RUnlock", "Rollback", "Commit",
 	"Cancel", "Transfer", "Shutdown", "Finish", "Free", "Dispose", "CloseSend",
+	// Common names of user release methods (configured leases).
+	"Put", "Return", "Recycle", "Unref", "DecRef", "Unpin",
 }
 
 // generic is the kind used for parameters, whose kind is not known: any

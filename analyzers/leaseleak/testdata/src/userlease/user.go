@@ -46,3 +46,15 @@ func handed(p *pool.Pool, out chan<- *pool.Conn) error {
 	out <- c
 	return nil
 }
+
+// Released through a helper (a fact of this package).
+func viaHelper(p *pool.Pool) error {
+	c, err := p.Get()
+	if err != nil {
+		return err
+	}
+	defer putBack(c)
+	return c.Query("x")
+}
+
+func putBack(c *pool.Conn) { c.Put() }
