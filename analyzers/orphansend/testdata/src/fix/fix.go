@@ -44,3 +44,20 @@ func counted(n int) int {
 }
 
 func work(context.Context, string) error { return nil }
+
+func fastest(ctx context.Context, hosts []string) string {
+	won := make(chan string, 1)
+	for _, h := range hosts {
+		go func() {
+			if err := work(ctx, h); err == nil {
+				won <- h // want `sends on won from goroutines started in a loop block forever`
+			}
+		}()
+	}
+	select {
+	case h := <-won:
+		return h
+	case <-ctx.Done():
+		return ""
+	}
+}
