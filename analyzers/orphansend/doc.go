@@ -12,7 +12,13 @@
 // buffer is smaller than the number of senders), so the send never
 // completes and the goroutine, with everything it holds, leaks. Goroutines
 // started in a loop are counted as many senders: a receive loop that
-// returns at the first error abandons the rest.
+// returns at the first error abandons the rest, and a buffer of a constant
+// size (`make(chan T, 1)`) holds fewer results than a loop over a
+// collection starts senders. A goroutine that skips its send on its own
+// outcome (`if err == nil { ch <- v }`, or an error sent on another
+// channel) still counts as a sender: any number of them may send. The
+// goroutine's body may be a literal bound once to a local variable and
+// started by name (`load := func() {...}; go load()`).
 //
 // Bad:
 //
@@ -50,8 +56,11 @@
 // another goroutine; buffers whose size is not a constant; a receiver
 // that takes a case on another channel the same sender signals (a success
 // channel next to an error channel: it heard from that sender); senders
-// started in a loop that send only on some paths (the number of sends is
-// not the number of senders).
+// started in a loop that send only on some paths decided by shared state
+// (the last one to finish, a counter: the number of sends is not the
+// number of senders); a constant number of loop senders that the buffer
+// holds (`for i := 0; i < 3; i++` with `make(chan T, 3)`); func values
+// that are reassigned or used besides the `go` statement.
 //
 // To silence one finding, give a reason:
 //

@@ -72,7 +72,12 @@
 // <-ctx.Done(); cleanup() }()`, signal handlers, background loops);
 // fire-and-forget goroutines that touch no owner state outside loops;
 // goroutines in main and init; writes to owner variables in tests, which
-// synchronise in ways the analysis cannot see (synctest, gates).
+// synchronise in ways the analysis cannot see (synctest, gates);
+// goroutines using a context whose cancel function the owner stores in a
+// map element or a field of something it does not declare itself
+// (`jobs[id] = cancel`, `s.stop = cancel`): a job registry owns and stops
+// them. A `go load()` of a local bound once to a function literal is judged
+// by the literal's body.
 //
 // To silence one finding, give a reason:
 //
