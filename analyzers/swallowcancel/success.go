@@ -41,7 +41,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 	last := lastStmt(n.Body)
 	if ret, ok := last.(*ast.ReturnStmt); ok {
 		idx := analysisutil.ErrorResult(f.Sig)
-		if idx < 0 || s.quiet[f] || !returnsNilError(s.info, f, ret, idx) {
+		if idx < 0 || s.quiet[f] || !s.returnsNilError(f, ret, idx) {
 			return
 		}
 		var fixes []analysis.SuggestedFix
@@ -83,6 +83,12 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		return
 	}
 	if analysisutil.IsRetryLoop(s.info, loop) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
+		return
+	}
+	if rs, ok := loop.(*ast.RangeStmt); ok && isChan(s.info.TypeOf(rs.X)) && analysisutil.ErrorResult(f.Sig) < 0 {
+		// A stream read by a function with no error to return: logging
+		// each failure is all it can do, and the stream ends when its
+		// sender closes it.
 		return
 	}
 	ctx := s.ctxFor(f, nil)
@@ -185,7 +191,7 @@ func (s *state) endsInSuccess(cur inspector.Cursor, f *ctxflow.Func) bool {
 		}
 		for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
 			if ret, ok := sib.Node().(*ast.ReturnStmt); ok {
-				return returnsNilError(s.info, f, ret, idx)
+				return s.returnsNilError(f, ret, idx)
 			}
 		}
 	}
@@ -301,9 +307,15 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		})
 		return
 	}
-	ret, ok := lastStmt(n.Body).(*ast.ReturnStmt)
+	s.reportNilOnCancel(f, t, lastStmt(n.Body), n.Pos(), n.Cond.End())
+}
+
+// reportNilOnCancel reports a branch taken on the cancellation test t
+// whose last statement last returns a nil error; pos and end span the test.
+func (s *state) reportNilOnCancel(f *ctxflow.Func, t ctxflow.CancelTest, last ast.Stmt, pos, end token.Pos) {
+	ret, ok := last.(*ast.ReturnStmt)
 	idx := analysisutil.ErrorResult(f.Sig)
-	if !ok || idx < 0 || s.quiet[f] || s.groupGoroutine(f) || !returnsNilError(s.info, f, ret, idx) {
+	if !ok || idx < 0 || s.quiet[f] || s.groupGoroutine(f) || !s.returnsNilError(f, ret, idx) {
 		return
 	}
 	var errText, what string
@@ -326,8 +338,8 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		}
 	}
 	s.rep.Report(analysis.Diagnostic{
-		Pos:            n.Pos(),
-		End:            n.Cond.End(),
+		Pos:            pos,
+		End:            end,
 		Message:        fmt.Sprintf("when %s this branch returns a nil error, so %s reports success for work that was canceled", what, f.Name()),
 		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
 		SuggestedFixes: fixes,
@@ -400,7 +412,7 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 			continue
 		}
 		ret, ok := st.(*ast.ReturnStmt)
-		if !ok || !returnsNilError(s.info, f, ret, idx) {
+		if !ok || !s.returnsNilError(f, ret, idx) {
 			continue
 		}
 		ctx := types.ExprString(x)
@@ -452,7 +464,7 @@ func (s *state) checkBreakOut(cur inspector.Cursor, f *ctxflow.Func, br *ast.Bra
 			if !ok {
 				continue
 			}
-			if returnsNilError(s.info, f, ret, idx) {
+			if s.returnsNilError(f, ret, idx) {
 				var fixes []analysis.SuggestedFix
 				if len(ret.Results) == f.Sig.Results().Len() {
 					// Return the context's error where the loop is left.
@@ -497,13 +509,16 @@ func (s *state) stopErrFix(e ast.Expr, ctx ast.Expr) []analysis.SuggestedFix {
 }
 
 // returnsNilError reports whether ret returns a nil error in result idx of
-// f: `return ..., nil`, or a bare return while a named error result is nil
-// is not tracked and counts as no.
-func returnsNilError(info *types.Info, f *ctxflow.Func, ret *ast.ReturnStmt, idx int) bool {
+// f: `return ..., nil`, or a bare return while the named error result is
+// nil (see namedNilAt).
+func (s *state) returnsNilError(f *ctxflow.Func, ret *ast.ReturnStmt, idx int) bool {
+	if len(ret.Results) == 0 && f.Sig.Results().Len() > 0 {
+		return s.namedNilAt(f, ret, f.Sig.Results().At(idx))
+	}
 	if len(ret.Results) != f.Sig.Results().Len() {
 		return false
 	}
-	return isNilExpr(info, ret.Results[idx])
+	return isNilExpr(s.info, ret.Results[idx])
 }
 
 func lastStmt(b *ast.BlockStmt) ast.Stmt {

@@ -77,7 +77,7 @@ type state struct {
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
 	if !res.ImportsContext {
-		return nil, nil
+		return analysisutil.NothingToReport(pass), nil
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	s := &state{
@@ -93,7 +93,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	for _, f := range res.Funcs {
 		s.quiet[f] = s.mayEndQuietly(f)
 	}
-	filter := []ast.Node{(*ast.ExprStmt)(nil), (*ast.AssignStmt)(nil), (*ast.IfStmt)(nil), (*ast.CommClause)(nil)}
+	filter := []ast.Node{(*ast.ExprStmt)(nil), (*ast.AssignStmt)(nil), (*ast.IfStmt)(nil), (*ast.CaseClause)(nil), (*ast.CommClause)(nil)}
 	for cur := range ins.Root().Preorder(filter...) {
 		if !c.cfg.Tests && s.inTest(cur.Node().Pos()) {
 			continue
@@ -109,6 +109,8 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			}
 		case *ast.IfStmt:
 			s.checkIf(cur, n)
+		case *ast.CaseClause:
+			s.checkCase(cur, n)
 		case *ast.CommClause:
 			s.checkDone(cur, n)
 		}

@@ -101,6 +101,9 @@ type Result struct {
 	valuesOnly map[*types.Func]bool
 	// cmdAssigns lists the values assigned to local *exec.Cmd variables.
 	cmdAssigns map[types.Object][]ast.Expr
+	// groupAssigns lists the constructor calls assigned to local group
+	// variables (*errgroup.Group, *scope.Scope); nil for any other value.
+	groupAssigns map[types.Object][]*ast.CallExpr
 }
 
 // assign is one assignment to an error variable.
@@ -150,6 +153,8 @@ func run(pass *analysis.Pass) (any, error) {
 
 		ctxAssigns: make(map[types.Object][]ast.Expr),
 		cmdAssigns: make(map[types.Object][]ast.Expr),
+
+		groupAssigns: make(map[types.Object][]*ast.CallExpr),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
@@ -351,6 +356,14 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 			r.cmdAssigns[v] = append(r.cmdAssigns[v], val)
 			continue
 		}
+		if ok && isGroup(v.Type()) {
+			var ctor *ast.CallExpr
+			if tuple && i == 0 {
+				ctor, _ = ast.Unparen(rhs[0]).(*ast.CallExpr)
+			}
+			r.groupAssigns[v] = append(r.groupAssigns[v], ctor)
+			continue
+		}
 		if ok && analysisutil.IsContext(v.Type()) {
 			var val ast.Expr
 			switch {
@@ -522,6 +535,9 @@ func (r *Result) BoundCall(call *ast.CallExpr) bool { return r.boundCall(call) }
 
 func (r *Result) boundCall(call *ast.CallExpr) bool {
 	fn := analysisutil.Callee(r.info, call)
+	if fn != nil && r.groupWait(fn, call) {
+		return true
+	}
 	if fn != nil {
 		if neverCarries(fn) || r.commandWithoutContext(fn, call) {
 			return false

@@ -1,0 +1,227 @@
+package a
+
+import (
+	"context"
+	"errors"
+	"log"
+
+	"golang.org/x/sync/errgroup"
+	"store"
+)
+
+var errMissing = errors.New("missing")
+
+// ---- a switch case that maps cancellation to success ----
+
+// A lookup that treats "not there" and "canceled" alike.
+func lookupCase(ctx context.Context, k string) (string, error) {
+	v, err := store.Get(ctx, k)
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, errMissing), errors.Is(err, context.Canceled): // want `when err is a cancellation this branch returns a nil error, so lookupCase reports success`
+		return "", nil
+	default:
+		return "", err
+	}
+}
+
+// A tagged switch on the error.
+func lookupTagged(ctx context.Context, k string) error {
+	_, err := store.Get(ctx, k)
+	switch err {
+	case nil:
+		return nil
+	case context.Canceled: // want `when err is a cancellation this branch returns a nil error, so lookupTagged reports success`
+		return nil
+	}
+	return err
+}
+
+// Near-miss: the cancellation case returns the error.
+func lookupCaseReturns(ctx context.Context, k string) (string, error) {
+	v, err := store.Get(ctx, k)
+	switch {
+	case errors.Is(err, errMissing):
+		return "", nil
+	case errors.Is(err, context.Canceled):
+		return "", err
+	}
+	return v, err
+}
+
+// Near-miss: only "missing" maps to nil.
+func lookupCaseMissing(ctx context.Context, k string) (string, error) {
+	v, err := store.Get(ctx, k)
+	switch {
+	case errors.Is(err, errMissing):
+		return "", nil
+	case err != nil:
+		return "", err
+	}
+	return v, nil
+}
+
+// Near-miss: the contract says it returns nil when ctx is canceled.
+//
+// syncCase returns nil when ctx is canceled.
+func syncCase(ctx context.Context, k string) error {
+	err := store.Put(ctx, k, "v")
+	switch {
+	case errors.Is(err, context.Canceled):
+		return nil
+	}
+	return err
+}
+
+// ---- the error of a group's Wait ----
+
+// The group's error is only logged and the function reports success.
+func putAllGroup(ctx context.Context, ks []string) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, k := range ks {
+		g.Go(func() error { return store.Put(gctx, k, "v") })
+	}
+	if err := g.Wait(); err != nil { // want `err may carry the cancellation of ctx and is only logged, so putAllGroup goes on and returns success`
+		log.Printf("put all: %v", err)
+	}
+	return nil
+}
+
+// The group's Wait is called for its side effect alone.
+func putAllGroupDrop(ctx context.Context, ks []string) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, k := range ks {
+		g.Go(func() error { return store.Put(gctx, k, "v") })
+	}
+	g.Wait() // want `the error of g.Wait may carry the caller's cancellation and is dropped`
+	log.Printf("done")
+	return nil
+}
+
+// Near-miss: the group's error is returned.
+func putAllGroupOK(ctx context.Context, ks []string) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, k := range ks {
+		g.Go(func() error { return store.Put(gctx, k, "v") })
+	}
+	return g.Wait()
+}
+
+// Near-miss: a zero group has no context; its error is the goroutines'
+// own, here parse errors.
+func parseAllGroup(ss []string) error {
+	var g errgroup.Group
+	for _, s := range ss {
+		g.Go(func() error { return parse(s) })
+	}
+	if err := g.Wait(); err != nil {
+		log.Printf("parse: %v", err)
+	}
+	return nil
+}
+
+// Near-miss: a group under a detached context cannot be canceled from
+// outside.
+func warmGroup(ks []string) error {
+	g, gctx := errgroup.WithContext(context.Background())
+	for _, k := range ks {
+		g.Go(func() error { return store.Put(gctx, k, "v") })
+	}
+	if err := g.Wait(); err != nil {
+		log.Printf("warm: %v", err)
+	}
+	return nil
+}
+
+// ---- a stream read by a function with nothing to return ----
+
+// Near-miss: a goroutine forwarding a stream logs each failure; it has no
+// error to return and the stream ends when its sender closes it.
+func forward(ctx context.Context, in <-chan string) {
+	go func() {
+		for k := range in {
+			if err := store.Put(ctx, k, "v"); err != nil {
+				log.Printf("forward %s: %v", k, err)
+			}
+		}
+	}()
+}
+
+// A stream drained by a function that returns an error: the cancellation is
+// lost.
+func drain(ctx context.Context, in <-chan string) error {
+	for k := range in {
+		if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so the loop over in goes on after cancellation`
+			log.Printf("drain %s: %v", k, err)
+		}
+	}
+	return nil
+}
+
+// A goroutine with nothing to return walking a slice still works on after
+// cancellation, once per item.
+func putAllAsync(ctx context.Context, ks []string) {
+	go func() {
+		for _, k := range ks {
+			if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so the loop over ks goes on after cancellation`
+				log.Printf("put %s: %v", k, err)
+			}
+		}
+	}()
+}
+
+// ---- retry loops belong to retrycancel ----
+
+func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }
+
+// Near-miss: a retry loop dropping its error (retrycancel's).
+func resend(ctx context.Context, k string) {
+	for {
+		if ctxDone(ctx) {
+			return
+		}
+		_ = store.Put(ctx, k, "v")
+	}
+}
+
+// Near-miss: a retry loop logging its error (retrycancel's).
+func resendLog(ctx context.Context, k string) error {
+	for {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			log.Printf("put: %v", err)
+			continue
+		}
+		return nil
+	}
+}
+
+// ---- bare returns with a named error result ----
+
+// A named result left nil by a bare return.
+func getNamed(ctx context.Context, k string) (v string, err error) {
+	v, err = store.Get(ctx, k)
+	if errors.Is(err, context.Canceled) { // want `when err is a cancellation this branch returns a nil error, so getNamed reports success`
+		err = nil
+		return
+	}
+	return
+}
+
+// A bare return after the carrier was logged.
+func putNamed(ctx context.Context, k string) (err error) {
+	if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so putNamed goes on and returns success`
+		log.Printf("put: %v", err)
+	}
+	return
+}
+
+// Near-miss: the bare return returns the named error as assigned.
+func getNamedOK(ctx context.Context, k string) (v string, err error) {
+	v, err = store.Get(ctx, k)
+	if err != nil {
+		log.Printf("get: %v", err)
+		return
+	}
+	return
+}
