@@ -57,10 +57,22 @@ func (a *analysis) nilCheck(lit *ast.FuncLit, e ast.Expr) bool {
 }
 
 // constIterations returns the constant number of iterations of loop l:
-// `for i := 0; i < N; i++`, a range over a constant N or over an array.
+// `for i := 0; i < N; i++`, a range over a constant N, an array or a
+// slice literal.
 func (a *analysis) constIterations(l ast.Stmt) (int64, bool) {
 	switch l := l.(type) {
 	case *ast.RangeStmt:
+		if lit, ok := ast.Unparen(l.X).(*ast.CompositeLit); ok {
+			// range []string{"a", "b"}: one iteration per element.
+			if _, isSlice := a.info.TypeOf(lit).Underlying().(*types.Slice); isSlice {
+				for _, e := range lit.Elts {
+					if _, keyed := e.(*ast.KeyValueExpr); keyed {
+						return 0, false
+					}
+				}
+				return int64(len(lit.Elts)), true
+			}
+		}
 		if tv, ok := a.info.Types[l.X]; ok {
 			if tv.Value != nil {
 				return constant.Int64Val(constant.ToInt(tv.Value))

@@ -690,3 +690,41 @@ func okNamedWorkerReassigned(ctx context.Context, url string, cached *Page) (*Pa
 		return nil, ctx.Err()
 	}
 }
+
+// Near miss: two resolvers listed in a slice literal, two buffer slots.
+func okTwoResolvers(ctx context.Context) (string, error) {
+	got := make(chan string, 2)
+	for _, r := range []string{"primary", "backup"} {
+		go func() {
+			addr, err := query(r)
+			if err == nil {
+				got <- addr
+			}
+		}()
+	}
+	select {
+	case a := <-got:
+		return a, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Three resolvers listed, one buffer slot: the second success blocks.
+func threeResolvers(ctx context.Context) (string, error) {
+	got := make(chan string, 1)
+	for _, r := range []string{"primary", "backup", "fallback"} {
+		go func() {
+			addr, err := query(r)
+			if err == nil {
+				got <- addr // want `sends on got from goroutines started in a loop block forever once threeResolvers stops receiving at .case <-ctx.Done\(\).`
+			}
+		}()
+	}
+	select {
+	case a := <-got:
+		return a, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
