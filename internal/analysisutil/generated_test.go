@@ -10,7 +10,7 @@ import (
 
 func TestIsGenerated(t *testing.T) {
 	for _, tc := range []struct {
-		name, src string
+		name, src      string
 		generated, cgo bool
 	}{
 		{"plain", "package p\n", false, false},
