@@ -70,7 +70,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	// dependent package may store cancellation in these types.
 	s.exportFacts()
 	if !res.ImportsContext {
-		return nil, nil
+		return analysisutil.NothingToReport(pass), nil
 	}
 	s.rep = analysisutil.NewReporter(pass)
 	s.rt = res.ImportsRuntime()

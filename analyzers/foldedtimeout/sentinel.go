@@ -60,6 +60,7 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 	if f == nil {
 		return
 	}
+	s.checkPassedOn(body, ctx, errExpr, generic)
 	idx := analysisutil.ErrorResult(f.Sig)
 	if idx < 0 {
 		return

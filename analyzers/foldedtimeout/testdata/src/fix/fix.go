@@ -112,3 +112,13 @@ func sprintfNew(ctx context.Context) error {
 func textNeq(err error) bool {
 	return err.Error() != context.Canceled.Error() // want `matching the text`
 }
+
+type aborter struct{ abort func(error) }
+
+func (a *aborter) wait(ctx context.Context, done <-chan struct{}) {
+	select {
+	case <-done:
+	case <-ctx.Done():
+		a.abort(errors.New("context done")) // want `passed to a.abort, replaces ctx's end with a new error`
+	}
+}
