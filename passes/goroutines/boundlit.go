@@ -63,23 +63,32 @@ func (a *analysis) boundLit(c inspector.Cursor, id *ast.Ident) *ast.FuncLit {
 // storedCancels records in o.stored the contexts whose cancel function
 // (a key of cancelOf) it stores in a map element or in a field of
 // something the owner does not declare itself: `jobs[id] = cancel`,
-// `s.cancel = cancel`, `s.jobs[id] = &job{stop: cancel}`.
+// `s.cancel = cancel`, `s.jobs[id] = &job{stop: cancel}`, also through a
+// local that holds it (`j := &job{stop: cancel}; s.jobs[id] = j`).
 func (a *analysis) storedCancels(o *owner, as *ast.AssignStmt, cancelOf map[types.Object]types.Object) {
 	if len(cancelOf) == 0 || len(as.Lhs) != len(as.Rhs) {
 		return
 	}
 	for i, l := range as.Lhs {
-		if !a.outlivesOwner(o, l) {
+		var ctx types.Object
+		ast.Inspect(as.Rhs[i], func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && ctx == nil {
+				ctx = cancelOf[a.info.Uses[id]]
+			}
+			return ctx == nil
+		})
+		if ctx == nil {
 			continue
 		}
-		ast.Inspect(as.Rhs[i], func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok {
-				if ctx := cancelOf[a.info.Uses[id]]; ctx != nil {
-					o.stored[ctx] = true
-				}
+		if a.outlivesOwner(o, l) {
+			o.stored[ctx] = true
+		} else if id, ok := l.(*ast.Ident); ok {
+			// j := &job{stop: cancel}: j carries the cancel on, to a
+			// registry perhaps (s.jobs[id] = j).
+			if v := a.info.ObjectOf(id); v != nil && cancelOf[v] == nil {
+				cancelOf[v] = ctx
 			}
-			return true
-		})
+		}
 	}
 }
 

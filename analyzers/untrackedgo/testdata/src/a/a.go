@@ -612,3 +612,28 @@ func okNamedSync(ctx context.Context, ids []string) {
 	go push()
 	wg.Wait()
 }
+
+type job struct {
+	id   string
+	stop context.CancelFunc
+}
+
+type scheduler struct {
+	jobs map[string]*job
+}
+
+// Near miss: the cancel travels in a job record that the scheduler keeps.
+func (s *scheduler) launch(ctx context.Context, id string) {
+	jctx, cancel := context.WithCancel(ctx)
+	j := &job{id: id, stop: cancel}
+	s.jobs[id] = j
+	go func() { _ = store(jctx, Result{}) }()
+}
+
+// The job record is built but never kept: nothing can stop the goroutine.
+func (s *scheduler) launchLost(ctx context.Context, id string) {
+	jctx, cancel := context.WithCancel(ctx)
+	j := &job{id: id, stop: cancel}
+	_ = j
+	go func() { _ = store(jctx, Result{}) }() // want `goroutine uses the context jctx of launchLost, which can return without waiting for it`
+}
