@@ -82,7 +82,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		})
 		return
 	}
-	if analysisutil.IsRetryLoop(s.info, loop) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
+	if analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
 		return
 	}
 	if rs, ok := loop.(*ast.RangeStmt); ok && isChan(s.info.TypeOf(rs.X)) && analysisutil.ErrorResult(f.Sig) < 0 {
@@ -288,7 +288,7 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 	if br, ok := lastStmt(n.Body).(*ast.BranchStmt); ok && br.Tok == token.CONTINUE && br.Label == nil && t.Canceled {
 		// Skipping a canceled item: the loop goes on with the rest.
 		loop := enclosingLoop(cur)
-		if loop == nil || analysisutil.IsRetryLoop(s.info, loop) {
+		if loop == nil || analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) {
 			return
 		}
 		what := "the context has ended"

@@ -218,6 +218,29 @@ func enclosingLoop(cur inspector.Cursor) ast.Stmt {
 	return nil
 }
 
+// inRetryLoop reports whether the statement at cur sits, within its
+// function, inside a loop that retries the same work (IsRetryLoop) and
+// never tests its context: retrycancel reports that loop, and the error
+// handled at cur is one of the attempts it repeats. A retry loop that
+// tests its context stops on cancellation, so a collection loop inside it
+// is still this check's.
+func (s *state) inRetryLoop(cur inspector.Cursor) bool {
+	for e := range cur.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
+		if e.Node() == cur.Node() {
+			continue
+		}
+		switch n := e.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			if analysisutil.IsRetryLoop(s.info, n.(ast.Stmt)) && !s.loopChecksCancel(n.(ast.Stmt)) {
+				return true
+			}
+		default:
+			return false
+		}
+	}
+	return false
+}
+
 // loopChecksCancel reports whether a loop tests for the end of a context in
 // its condition or body, so it stops on cancellation by itself.
 func (s *state) loopChecksCancel(loop ast.Stmt) bool {

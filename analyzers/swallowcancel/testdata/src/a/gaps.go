@@ -225,3 +225,39 @@ func getNamedOK(ctx context.Context, k string) (v string, err error) {
 	}
 	return
 }
+
+func listKeys(ctx context.Context) ([]string, error) { return nil, ctx.Err() }
+
+// Near-miss: a collection loop inside a retry loop that never tests its
+// context: retrycancel reports the outer loop.
+func resyncForever(ctx context.Context) {
+	for {
+		ks, err := listKeys(ctx)
+		if err != nil {
+			continue
+		}
+		for _, k := range ks {
+			if err := store.Put(ctx, k, "v"); err != nil {
+				log.Printf("put %s: %v", k, err)
+			}
+		}
+	}
+}
+
+// The outer retry loop stops on cancellation, but the inner loop over the
+// keys still works on after it: this check's.
+func resyncUntilDone(ctx context.Context, tick <-chan int) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+		}
+		ks, _ := listKeys(ctx)
+		for _, k := range ks {
+			if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so the loop over ks goes on`
+				log.Printf("put %s: %v", k, err)
+			}
+		}
+	}
+}
