@@ -10,7 +10,8 @@ import (
 // ownDecision reports whether every branch in g's literal is decided by
 // the goroutine's own outcome: each if condition compares variables
 // declared inside the literal (its error, its result) with nil, and the
-// body has no other branching (switch, select, loop, goto). Such a
+// body has no other branching (switch, select, loop, goto); a deferred
+// wg.Done does not branch. Such a
 // goroutine skips its send for its own reasons, so any number of the
 // goroutines may send; one that consults shared state (the last of them to
 // finish, a counter, a once) decides among them who sends.
@@ -21,7 +22,7 @@ func (a *analysis) ownDecision(g *Goroutine) bool {
 	ok := true
 	inspectNode(g.Lit.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.ForStmt, *ast.RangeStmt, *ast.BranchStmt, *ast.DeferStmt:
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.ForStmt, *ast.RangeStmt, *ast.BranchStmt:
 			ok = false
 		case *ast.IfStmt:
 			ok = ok && a.nilCheck(g.Lit, n.Cond)

@@ -728,3 +728,34 @@ func threeResolvers(ctx context.Context) (string, error) {
 		return "", ctx.Err()
 	}
 }
+
+// The workers report to a WaitGroup too, but the collector returns on the
+// first error before it waits: the later results block on res.
+func resizeAll(paths []string) ([]string, error) {
+	var wg sync.WaitGroup
+	res := make(chan string)
+	errs := make(chan error, len(paths))
+	for _, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := query(p)
+			if err != nil {
+				errs <- err
+				return
+			}
+			res <- out // want `sends on res from goroutines started in a loop block forever once resizeAll stops receiving early`
+		}()
+	}
+	var outs []string
+	for range paths {
+		select {
+		case o := <-res:
+			outs = append(outs, o)
+		case err := <-errs:
+			return nil, err
+		}
+	}
+	wg.Wait()
+	return outs, nil
+}
