@@ -16,7 +16,12 @@
 //   - errors.New(err.Error()), fmt.Errorf(err.Error()),
 //     errors.New("op: " + err.Error()) and errors.New(fmt.Sprintf("op: %v", err));
 //   - a new error or sentinel returned from `case <-ctx.Done():` or after
-//     `ctx.Err() != nil`, in place of the context's error;
+//     `ctx.Err() != nil`, in place of the context's error; and a new error
+//     (errors.New, fmt.Errorf without %w, an error struct literal) or a
+//     timeout sentinel handed on from there by a top-level statement of
+//     the branch: an argument of a call statement (`es.abort(errors.New("context
+//     done"))`), a send, or a store to a field or element (not log calls,
+//     panics or local variables);
 //   - a cancellation reported as a timeout: `case <-ctx.Done(): return
 //     ErrTimeout`, or `errors.Is(err, context.Canceled) || errors.Is(err,
 //     context.DeadlineExceeded)` mapped to a sentinel whose name or message

@@ -27,7 +27,14 @@
 //     `case <-ctx.Done(): break loop` followed by `return nil`,
 //     `if ctx.Err() != nil { return nil }`,
 //     `if errors.Is(err, context.Canceled) { return nil }`,
-//     `if errors.Is(err, context.Canceled) { err = nil }`;
+//     `if errors.Is(err, context.Canceled) { err = nil }`, and the switch
+//     forms: `case errors.Is(err, errNotFound), errors.Is(err,
+//     context.Canceled): return nil` (a case taken when any of its
+//     expressions holds) and `switch err { case context.Canceled: return
+//     nil }`; a bare return counts as returning nil when the named error
+//     result is never assigned, or its last assignment before the return,
+//     in the same block, sets it to nil (not when a closure mentions it or
+//     its address is taken);
 //   - in a loop over a collection, a branch that only logs the error and
 //     goes on to the next item, or that skips canceled items
 //     (`if errors.Is(err, context.Canceled) { continue }`);
@@ -78,7 +85,10 @@
 //     one saying the work is best-effort; literals inside such functions
 //     inherit the contract;
 //   - literals run by (*errgroup.Group).Go: the group's Wait returns the
-//     error that canceled its context;
+//     error that canceled its context (that Wait is itself a carrier, for
+//     a group made by errgroup.WithContext or the runtime's scope.New with
+//     a context that can end: dropping or only logging its error is
+//     reported);
 //   - outside loops, in functions without an error result, explicit drops
 //     (`_ = f(ctx)`) and branches that handle the error (an http handler
 //     whose client left has nothing to return); calls of methods of
@@ -95,8 +105,13 @@
 //     Cleanup; extend with the cleanup-calls setting), dropped or only
 //     logged, and drops on a path that returns another error;
 //   - loops that retry the same work (analysisutil.IsRetryLoop): retrycancel
-//     reports those; loops that test the context themselves, or are
-//     followed by such a test (return ctx.Err() after the loop);
+//     reports those, and drops and logged errors in a collection loop
+//     nested in a retry loop that never tests its context; loops that test
+//     the context themselves, or are followed by such a test (return
+//     ctx.Err() after the loop);
+//   - a logged error in a range over a channel, in a function or literal
+//     with no error result: a stream forwarder has nothing to return, and
+//     the stream ends when its sender closes it;
 //   - outside loops, a drop or a logged error followed by more
 //     context-bound work or a context test: the cancellation surfaces
 //     there; and an explicit drop (`_ = cache.Delete(ctx, k)`) after

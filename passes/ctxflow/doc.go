@@ -15,7 +15,9 @@
 //     in a field of the receiver, and those of enclosing functions;
 //   - whether a call is context-bound: it passes a context or an
 //     *http.Request, or calls a function known (by a fact) to return
-//     cancellation;
+//     cancellation, or is g.Wait() on a local group made by
+//     errgroup.WithContext(ctx) or the runtime's scope.New(ctx) (with a
+//     context that is not detached);
 //   - whether an error expression may carry cancellation: ctx.Err(),
 //     context.Cause, context.Canceled and context.DeadlineExceeded, the error
 //     result of a context-bound call, and values derived from these by
