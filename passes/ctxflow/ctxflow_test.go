@@ -43,7 +43,7 @@ func TestResult(t *testing.T) {
 			return nil, nil
 		},
 	}
-	analysistest.Run(t, analysistest.TestData(), probe, "probe")
+	analysistest.Run(t, analysistest.TestData(), probe, "probe", "groupprobe")
 }
 
 // TestCancel checks CancelTestOf, DoneContext, Detached and DeadlineOnly
