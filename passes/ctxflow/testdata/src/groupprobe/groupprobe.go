@@ -13,7 +13,7 @@ func parse() error { return nil }
 func withContext(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return step(gctx) }) // want `carrier in function literal`
-	return g.Wait() // want `carrier in withContext`
+	return g.Wait()                          // want `carrier in withContext`
 }
 
 func waitVar(ctx context.Context) error {
