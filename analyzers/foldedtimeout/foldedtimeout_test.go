@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a", "botclient", "federation", "steps", "nearmiss")
+	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a", "botclient", "federation", "steps", "nearmiss", "stale")
 }
 
 // TestFact checks that NoUnwrap crosses package boundaries.

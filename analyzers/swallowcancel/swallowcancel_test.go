@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), swallowcancel.Analyzer, "a", "mainpkg", "pipeline")
+	analysistest.Run(t, analysistest.TestData(), swallowcancel.Analyzer, "a", "mainpkg", "pipeline", "stale")
 }
 
 func TestFixes(t *testing.T) {
