@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
@@ -35,7 +36,7 @@ func (s *state) checkCase(cur inspector.Cursor, cc *ast.CaseClause) {
 	if !ok {
 		return
 	}
-	for _, e := range cc.List {
+	for i, e := range cc.List {
 		t, ok := s.caseTest(sw.Tag, e)
 		if !ok || !t.Canceled {
 			continue
@@ -47,7 +48,25 @@ func (s *state) checkCase(cur inspector.Cursor, cc *ast.CaseClause) {
 		if f == nil {
 			return
 		}
-		s.reportNilOnCancel(f, t, cc.Body[len(cc.Body)-1], cc.Pos(), cc.Colon+1)
+		var own []analysis.SuggestedFix
+		if len(cc.List) > 1 {
+			// The other expressions keep their success; the cancellation
+			// goes on to the cases below, or past the switch.
+			own = []analysis.SuggestedFix{}
+			from, to := e.Pos(), e.End()
+			if i+1 < len(cc.List) {
+				to = cc.List[i+1].Pos()
+			} else {
+				from = cc.List[i-1].End()
+			}
+			if !s.lastImportUse(e) {
+				own = append(own, analysis.SuggestedFix{
+					Message:   "Remove the cancellation from the case",
+					TextEdits: []analysis.TextEdit{{Pos: from, End: to}},
+				})
+			}
+		}
+		s.reportNilOnCancel(f, t, cc.Body[len(cc.Body)-1], cc.Pos(), cc.Colon+1, own)
 		return
 	}
 }

@@ -67,7 +67,8 @@
 //	}
 //
 // Fixes: return the error (or ctx.Err()) with the function's zero values in
-// place of the nil; turn a dropped call into `if err := f(ctx); err != nil
+// place of the nil (in a switch case shared with other errors, remove the
+// cancellation test from the case instead); turn a dropped call into `if err := f(ctx); err != nil
 // { return ..., err }`; in a loop, insert `if err := ctx.Err(); err != nil
 // { return ..., err }` so the loop stops. When the package already uses the
 // reference runtime (github.com/cancelcheck/cancelcheck/rt), a second fix

@@ -307,12 +307,14 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		})
 		return
 	}
-	s.reportNilOnCancel(f, t, lastStmt(n.Body), n.Pos(), n.Cond.End())
+	s.reportNilOnCancel(f, t, lastStmt(n.Body), n.Pos(), n.Cond.End(), nil)
 }
 
 // reportNilOnCancel reports a branch taken on the cancellation test t
 // whose last statement last returns a nil error; pos and end span the test.
-func (s *state) reportNilOnCancel(f *ctxflow.Func, t ctxflow.CancelTest, last ast.Stmt, pos, end token.Pos) {
+// A non-nil own replaces the fixes returning the error (a case that other
+// errors share keeps its return and loses the cancellation test instead).
+func (s *state) reportNilOnCancel(f *ctxflow.Func, t ctxflow.CancelTest, last ast.Stmt, pos, end token.Pos, own []analysis.SuggestedFix) {
 	ret, ok := last.(*ast.ReturnStmt)
 	idx := analysisutil.ErrorResult(f.Sig)
 	if !ok || idx < 0 || s.quiet[f] || s.groupGoroutine(f) || !s.returnsNilError(f, ret, idx) {
@@ -327,8 +329,8 @@ func (s *state) reportNilOnCancel(f *ctxflow.Func, t ctxflow.CancelTest, last as
 		errText = types.ExprString(t.Ctx) + ".Err()"
 		what = types.ExprString(t.Ctx) + " has ended"
 	}
-	var fixes []analysis.SuggestedFix
-	if len(ret.Results) == f.Sig.Results().Len() {
+	fixes := own
+	if own == nil && len(ret.Results) == f.Sig.Results().Len() {
 		fixes = append(fixes, analysis.SuggestedFix{
 			Message:   "Return the error",
 			TextEdits: []analysis.TextEdit{{Pos: ret.Results[idx].Pos(), End: ret.Results[idx].End(), NewText: []byte(errText)}},

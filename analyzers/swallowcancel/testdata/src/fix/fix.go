@@ -109,3 +109,25 @@ func clears(ctx context.Context) error {
 }
 
 var errKeep = errors.New("keeps the errors import in use")
+
+var errGone = errors.New("gone")
+
+func getCase(ctx context.Context, k string) (string, error) {
+	v, err := store.Get(ctx, k)
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, errGone), errors.Is(err, context.Canceled): // want `when err is a cancellation this branch returns a nil error`
+		return "", nil
+	}
+	return "", err
+}
+
+func getTagged(ctx context.Context, k string) error {
+	_, err := store.Get(ctx, k)
+	switch err {
+	case context.Canceled: // want `when err is a cancellation this branch returns a nil error`
+		return nil
+	}
+	return err
+}
