@@ -10,9 +10,10 @@
 // The test runs the suite as the drivers do (the checks on by default and
 // the directive check) once over the whole corpus, maps each
 // diagnostic to its enclosing marked function, and logs per check the
-// recall on bugs and the flag rate on near-misses. With
-// CANCELCHECK_EVAL_STRICT=1 it fails when a check finds fewer than 80% of
-// its bugs or flags more than 10% of its near-misses. With
+// recall on bugs and the flag rate on near-misses. It fails when a check
+// finds fewer than 80% of its bugs or flags more than 10% of its
+// near-misses (the acceptance bar); CANCELCHECK_EVAL_STRICT=0 turns that
+// into a log while a check is being reworked. With
 // CANCELCHECK_EVAL_OUT=path the table is written to path too.
 package eval_test
 
@@ -172,7 +173,7 @@ func TestEval(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if os.Getenv("CANCELCHECK_EVAL_STRICT") == "1" && fail != "" {
+	if os.Getenv("CANCELCHECK_EVAL_STRICT") != "0" && fail != "" {
 		t.Errorf("below the acceptance bar:\n%s", fail)
 	}
 }
