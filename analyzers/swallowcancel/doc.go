@@ -39,7 +39,14 @@
 //     goes on to the next item, or that skips canceled items
 //     (`if errors.Is(err, context.Canceled) { continue }`);
 //   - outside loops, a branch that only logs the error when the function
-//     then returns a nil error with no further context-bound work.
+//     then returns a nil error with no further context-bound work;
+//   - an iterator whose Err is never read: `for rows.Next() { ... }` on a
+//     local whose type has `Next(...) bool` and `Err() error` (sql.Rows and
+//     drivers' cursors), made by a call whose error may carry cancellation
+//     or advanced by Next(ctx), in a function that returns an error: a
+//     query canceled half-way ends the loop early and the function returns
+//     a partial result with a nil error (not reported when the iterator is
+//     returned, passed on or stored).
 //
 // Bad:
 //

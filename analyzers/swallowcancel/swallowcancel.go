@@ -93,7 +93,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	for _, f := range res.Funcs {
 		s.quiet[f] = s.mayEndQuietly(f)
 	}
-	filter := []ast.Node{(*ast.ExprStmt)(nil), (*ast.AssignStmt)(nil), (*ast.IfStmt)(nil), (*ast.CaseClause)(nil), (*ast.CommClause)(nil)}
+	filter := []ast.Node{(*ast.ExprStmt)(nil), (*ast.AssignStmt)(nil), (*ast.IfStmt)(nil), (*ast.CaseClause)(nil), (*ast.CommClause)(nil), (*ast.ForStmt)(nil)}
 	for cur := range ins.Root().Preorder(filter...) {
 		if !c.cfg.Tests && s.inTest(cur.Node().Pos()) {
 			continue
@@ -111,6 +111,8 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			s.checkIf(cur, n)
 		case *ast.CaseClause:
 			s.checkCase(cur, n)
+		case *ast.ForStmt:
+			s.checkIterErr(cur, n)
 		case *ast.CommClause:
 			s.checkDone(cur, n)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log"
 
+	"rowsdb"
 	"store"
 )
 
@@ -130,4 +131,16 @@ func getTagged(ctx context.Context, k string) error {
 		return nil
 	}
 	return err
+}
+
+func rowNames(ctx context.Context, db *rowsdb.DB) ([]string, error) {
+	rows, err := db.Query(ctx, "q")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for rows.Next() { // want `rows.Err\(\) is never checked`
+		out = append(out, "")
+	}
+	return out, nil
 }
