@@ -155,8 +155,18 @@ func checkFixes(t *testing.T, bin string, s scratch) {
 		}
 	}
 	after, afterFixable := s.vetJSON(t, bin)
-	for _, f := range fixable {
-		if slices.Contains(after, f) {
+	// Findings are compared as multisets: two findings of a file may share
+	// a message, and only one of them may have been fixed.
+	count := func(fs []finding) map[finding]int {
+		m := map[finding]int{}
+		for _, f := range fs {
+			m[f]++
+		}
+		return m
+	}
+	nBefore, nFixed, nAfter := count(before), count(fixable), count(after)
+	for f, n := range nFixed {
+		if nAfter[f] > nBefore[f]-n {
 			t.Errorf("%s: fixed finding reported again: %v", s.name, f)
 		}
 	}
@@ -334,8 +344,19 @@ func TestFixSoundness(t *testing.T) {
 			s := scratch{name: tree.check + " fixtures " + filepath.Base(tree.dir), dir: tree.dir, env: moduleEnv}
 			if tree.gopath {
 				// Fixes may import the runtime module: put it in GOPATH.
+				// Packages the fixtures stub themselves are left alone.
 				rt := filepath.Join(tree.dir, "src", "github.com", "cancelcheck", "cancelcheck", "rt")
+				stubbed := map[string]bool{}
+				if entries, err := os.ReadDir(rt); err == nil {
+					for _, e := range entries {
+						stubbed[e.Name()] = e.IsDir()
+					}
+				}
 				copyTree(t, filepath.Join(repoRoot(t), "rt"), rt, func(rel string, d fs.DirEntry) bool {
+					first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+					if stubbed[first] {
+						return false
+					}
 					return d.IsDir() || strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")
 				})
 				s.dir = filepath.Join(tree.dir, "src")
