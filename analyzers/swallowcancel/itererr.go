@@ -101,7 +101,7 @@ func (s *state) checkIterErr(cur inspector.Cursor, loop *ast.ForStmt) {
 			}
 			return false
 		case *ast.Ident:
-			if s.info.ObjectOf(n) == v && n != id {
+			if s.info.Uses[n] == v && n != id {
 				other = true // returned, passed on, stored
 			}
 		}

@@ -98,3 +98,18 @@ func countLines(s string) (int, error) {
 	}
 	return n, nil
 }
+
+// Declared first, assigned later.
+func namesDeclared(ctx context.Context, db *rowsdb.DB) (int, error) {
+	var rows *rowsdb.Rows
+	var err error
+	rows, err = db.Query(ctx, "SELECT name FROM t")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for rows.Next() { // want `rows.Err\(\) is never checked`
+		n++
+	}
+	return n, nil
+}
