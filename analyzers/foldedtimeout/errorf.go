@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
 // checkCall dispatches calls: fmt.Errorf formatting a carrier without %w,
@@ -297,59 +298,8 @@ func formatSpans(info *types.Info, call *ast.CallExpr) []verbSpan {
 		}
 	}
 	var spans []verbSpan
-	argNum := 0
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' {
-			continue
-		}
-		i++
-		if i < len(format) && format[i] == '%' {
-			continue
-		}
-		plain := true
-		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
-			i++
-			plain = false
-		}
-		for i < len(format) {
-			c := format[i]
-			if c == '[' {
-				end := strings.IndexByte(format[i:], ']')
-				if end < 0 {
-					return spans
-				}
-				n := 0
-				for _, d := range format[i+1 : i+end] {
-					if d < '0' || d > '9' {
-						n = -1
-						break
-					}
-					n = n*10 + int(d-'0')
-				}
-				if n > 0 {
-					argNum = n - 1
-				}
-				i += end + 1
-				continue
-			}
-			if c == '*' {
-				argNum++
-				i++
-				plain = false
-				continue
-			}
-			if c == '.' || (c >= '0' && c <= '9') {
-				i++
-				plain = false
-				continue
-			}
-			break
-		}
-		if i >= len(format) {
-			break
-		}
-		spans = append(spans, verbSpan{arg: argNum, verb: format[i], verbOff: i, plain: plain})
-		argNum++
+	for _, v := range ctxflow.ParseFormat(format) {
+		spans = append(spans, verbSpan{arg: v.Arg, verb: v.Letter, verbOff: v.Offset, plain: v.Plain})
 	}
 	return spans
 }

@@ -197,21 +197,7 @@ func (s *state) targetUsed(c inspector.Cursor, lhs ast.Expr) bool {
 
 // source returns the text of n as written, or "" when the file cannot be
 // read.
-func (s *state) source(n ast.Node) string {
-	tf := s.pass.Fset.File(n.Pos())
-	if tf == nil || s.pass.ReadFile == nil {
-		return ""
-	}
-	src, err := s.pass.ReadFile(tf.Name())
-	if err != nil {
-		return ""
-	}
-	start, end := tf.Offset(n.Pos()), tf.Offset(n.End())
-	if end > len(src) {
-		return ""
-	}
-	return string(src[start:end])
-}
+func (s *state) source(n ast.Node) string { return analysisutil.Source(s.pass, n) }
 
 // cancelHandledBefore reports whether, on the way to cur, the function has
 // already tested for cancellation and left: an earlier if statement of an

@@ -393,8 +393,8 @@ func (l *lease) deferFix(release string) (analysis.SuggestedFix, bool) {
 	if !ok {
 		return analysis.SuggestedFix{}, false
 	}
-	src, err := pass.ReadFile(pass.Fset.File(after.Pos()).Name())
-	if err != nil {
+	src := analysisutil.ReadSource(pass, after.Pos())
+	if src == nil {
 		return analysis.SuggestedFix{}, false
 	}
 	indent := analysisutil.Indent(pass.Fset, src, after.Pos())
@@ -487,8 +487,8 @@ func (l *lease) isErrCheck(s ast.Stmt) bool {
 // variable and is never reached when the acquisition failed.
 func (l *lease) exitFix(out *outcome, release string) (analysis.SuggestedFix, bool) {
 	pass := l.f.s.pass
-	src, err := pass.ReadFile(pass.Fset.File(l.call.Pos()).Name())
-	if err != nil {
+	src := analysisutil.ReadSource(pass, l.call.Pos())
+	if src == nil {
 		return analysis.SuggestedFix{}, false
 	}
 	var edits []analysis.TextEdit
@@ -603,8 +603,8 @@ func (l *lease) cancelFix(blank *ast.Ident) (analysis.SuggestedFix, bool) {
 	if _, ok := c.Parent().Node().(*ast.BlockStmt); !ok {
 		return analysis.SuggestedFix{}, false
 	}
-	src, err := pass.ReadFile(pass.Fset.File(stmt.Pos()).Name())
-	if err != nil {
+	src := analysisutil.ReadSource(pass, stmt.Pos())
+	if src == nil {
 		return analysis.SuggestedFix{}, false
 	}
 	indent := analysisutil.Indent(pass.Fset, src, stmt.Pos())

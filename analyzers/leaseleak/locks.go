@@ -297,8 +297,8 @@ func (f *function) lockFix(out *outcome, call *ast.CallExpr, recv ast.Expr, key 
 		return analysis.SuggestedFix{}, false
 	}
 	pass := f.s.pass
-	src, err := pass.ReadFile(pass.Fset.File(call.Pos()).Name())
-	if err != nil {
+	src := analysisutil.ReadSource(pass, call.Pos())
+	if src == nil {
 		return analysis.SuggestedFix{}, false
 	}
 	release := types.ExprString(recv) + "." + k.release + "()"

@@ -34,9 +34,7 @@ func (st *state) env(l *loop, pos token.Pos, ctxExpr string, ctxObj types.Object
 		return nil // no file, or the context's name is shadowed
 	}
 	e := &fixEnv{file: file, ctx: ctxExpr}
-	if src, err := st.pass.ReadFile(st.pass.Fset.File(pos).Name()); err == nil {
-		e.src = src
-	}
+	e.src = analysisutil.ReadSource(st.pass, pos)
 	e.ctxPkg, e.edits = analysisutil.AddImport(st.info, file, pos, "context")
 	e.cause = fmt.Sprintf("%s.Cause(%s)", e.ctxPkg, ctxExpr)
 	if v := st.info.FileVersions[file]; v != "" && version.Compare(v, "go1.20") < 0 {

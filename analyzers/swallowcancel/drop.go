@@ -340,36 +340,6 @@ func (s *state) scopeAt(file *ast.File, pos token.Pos) *types.Scope {
 }
 
 // source returns the text of n as written.
-func (s *state) source(n ast.Node) string {
-	tf := s.pass.Fset.File(n.Pos())
-	if tf == nil {
-		return ""
-	}
-	if s.pass.ReadFile == nil {
-		return ""
-	}
-	src, err := s.pass.ReadFile(tf.Name())
-	if err != nil {
-		return ""
-	}
-	start, end := tf.Offset(n.Pos()), tf.Offset(n.End())
-	if end > len(src) {
-		return ""
-	}
-	return string(src[start:end])
-}
+func (s *state) source(n ast.Node) string { return analysisutil.Source(s.pass, n) }
 
-func (s *state) indentAt(pos token.Pos) string {
-	tf := s.pass.Fset.File(pos)
-	if tf == nil {
-		return ""
-	}
-	if s.pass.ReadFile == nil {
-		return ""
-	}
-	src, err := s.pass.ReadFile(tf.Name())
-	if err != nil {
-		return ""
-	}
-	return analysisutil.Indent(s.pass.Fset, src, pos)
-}
+func (s *state) indentAt(pos token.Pos) string { return analysisutil.IndentAt(s.pass, pos) }

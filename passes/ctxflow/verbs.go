@@ -7,21 +7,19 @@ import (
 	"strings"
 )
 
-// WrapVerbs returns the verb letter used for each operand of a fmt.Errorf
-// (or Printf-like) call whose format is the first argument: 'w', 'v', 's'...
-// It returns nil when the format is not a constant. Explicit argument
-// indexes ("%[2]w") are honoured; '*' widths consume an operand and are
-// recorded as '*'.
-func WrapVerbs(info *types.Info, call *ast.CallExpr) []byte {
-	if len(call.Args) == 0 {
-		return nil
-	}
-	tv, ok := info.Types[call.Args[0]]
-	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
-		return nil
-	}
-	format := constant.StringVal(tv.Value)
-	verbs := make([]byte, len(call.Args)-1)
+// Verb is one formatting directive of a Printf-style format string.
+type Verb struct {
+	Arg    int  // operand index (0 = first operand after the format)
+	Letter byte // the verb letter
+	Offset int  // offset of the letter in the format string
+	Plain  bool // no flags, width or precision: "%v" or "%[2]v"
+}
+
+// ParseFormat returns the directives of format in order. Explicit argument
+// indexes ("%[2]w") are honoured; a '*' width or precision consumes an
+// operand and yields no Verb. Parsing stops at a malformed index.
+func ParseFormat(format string) []Verb {
+	var verbs []Verb
 	argNum := 0
 	for i := 0; i < len(format); i++ {
 		if format[i] != '%' {
@@ -31,11 +29,12 @@ func WrapVerbs(info *types.Info, call *ast.CallExpr) []byte {
 		if i < len(format) && format[i] == '%' {
 			continue
 		}
-		// flags
+		plain := true
 		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
 			i++
+			plain = false
 		}
-		// [n] index, width, precision
+	modifiers:
 		for i < len(format) {
 			switch c := format[i]; {
 			case c == '[':
@@ -55,27 +54,43 @@ func WrapVerbs(info *types.Info, call *ast.CallExpr) []byte {
 					argNum = n - 1
 				}
 				i += end + 1
-				continue
 			case c == '*':
-				if argNum < len(verbs) {
-					verbs[argNum] = '*'
-				}
 				argNum++
 				i++
-				continue
+				plain = false
 			case c == '.' || (c >= '0' && c <= '9'):
 				i++
-				continue
+				plain = false
+			default:
+				break modifiers
 			}
-			break
 		}
 		if i >= len(format) {
 			break
 		}
-		if argNum < len(verbs) {
-			verbs[argNum] = format[i]
-		}
+		verbs = append(verbs, Verb{Arg: argNum, Letter: format[i], Offset: i, Plain: plain})
 		argNum++
 	}
 	return verbs
+}
+
+// WrapVerbs returns the verb letter used for each operand of a fmt.Errorf
+// (or Printf-like) call whose format is the first argument: 'w', 'v', 's'...
+// (0 for an operand no verb formats). It returns nil when the format is not
+// a constant.
+func WrapVerbs(info *types.Info, call *ast.CallExpr) []byte {
+	if len(call.Args) == 0 {
+		return nil
+	}
+	tv, ok := info.Types[call.Args[0]]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+		return nil
+	}
+	letters := make([]byte, len(call.Args)-1)
+	for _, v := range ParseFormat(constant.StringVal(tv.Value)) {
+		if v.Arg < len(letters) {
+			letters[v.Arg] = v.Letter
+		}
+	}
+	return letters
 }
