@@ -105,6 +105,24 @@
 // that runs while a deferred Unlock is pending: unlocking an unlocked mutex
 // is a fatal error that recover cannot catch.
 //
+// It also reports a lease that database/sql ties to the context it was
+// acquired with, used where that context is known to be done: a *sql.Tx
+// from BeginTx(ctx, ...) of a DB or Conn, which database/sql rolls back as
+// soon as ctx ends, so that Commit, Exec, Query, ... fail with
+// sql.ErrTxDone or the context's error; *sql.Rows from QueryContext(ctx,
+// ...), which it closes, so that Next returns false and Scan fails. Known
+// done means inside the case <-ctx.Done() of a select, in the statements
+// after <-ctx.Done(), or in the body of if ctx.Err() != nil or if
+// errors.Is(ctx.Err(), ...). Rollback, Close and rows.Err are how to finish
+// there and are not reported; nor are leases acquired with another context
+// (context.WithoutCancel(ctx), context.Background()), leases or contexts
+// assigned more than once in the function, and uses in closures. A *sql.Conn
+// from DB.Conn(ctx) and a statement from PrepareContext(ctx, ...) outlive
+// the context they were acquired with and are not concerned. For example:
+// "tx from (*sql.DB).BeginTx is used after its context ctx is done, so
+// tx.Commit fails (with sql.ErrTxDone or the context's error): database/sql
+// rolls the transaction back as soon as ctx ends".
+//
 // Not reported: findings in _test.go files, unless the tests setting is
 // on; leases of func main of package main, whose return ends the process; timers and tickers in Go 1.23+ files; leases stored in
 // fields, slices or maps right at the acquisition; paths that end in a

@@ -185,6 +185,7 @@ func (f *function) newTimers(pos token.Pos) bool {
 
 func (f *function) check() {
 	f.checkTimerFuncs()
+	f.checkAfterDone()
 	for _, b := range f.cfg.Blocks {
 		if !b.Live {
 			continue
