@@ -176,9 +176,7 @@ func (f *function) checkAfterDone() {
 				}
 			}
 		case *ast.IfStmt:
-			if n.Init == nil {
-				check(f.errCond(n.Cond), n.Body.List)
-			}
+			check(f.ifDone(n), n.Body.List)
 		}
 		return true
 	})
@@ -253,9 +251,45 @@ func (f *function) ctxMethod(e ast.Expr, name string) types.Object {
 	return v
 }
 
+// ifDone returns X when the body of n runs only once context X is done:
+// if X.Err() != nil, if errors.Is(X.Err(), ...), or the same with the error
+// bound first (if err := X.Err(); err != nil).
+func (f *function) ifDone(n *ast.IfStmt) types.Object {
+	if n.Init == nil {
+		return f.errCond(n.Cond, nil)
+	}
+	as, ok := n.Init.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return nil
+	}
+	id, ok := as.Lhs[0].(*ast.Ident)
+	if !ok || id.Name == "_" {
+		return nil
+	}
+	ctx := f.ctxMethod(as.Rhs[0], "Err")
+	if ctx == nil {
+		return nil
+	}
+	if f.errCond(n.Cond, f.info().Defs[id]) == nil {
+		return nil
+	}
+	return ctx
+}
+
 // errCond returns X when cond holds only once context X is done:
-// X.Err() != nil, nil != X.Err() or errors.Is(X.Err(), ...).
-func (f *function) errCond(cond ast.Expr) types.Object {
+// X.Err() != nil, nil != X.Err() or errors.Is(X.Err(), ...). When errVar
+// is not nil, it stands for X.Err() and errCond returns errVar itself when
+// cond tests it that way.
+func (f *function) errCond(cond ast.Expr, errVar types.Object) types.Object {
+	ctxErr := func(e ast.Expr) types.Object {
+		if errVar != nil {
+			if id, ok := ast.Unparen(e).(*ast.Ident); ok && f.info().Uses[id] == errVar {
+				return errVar
+			}
+			return nil
+		}
+		return f.ctxMethod(e, "Err")
+	}
 	switch c := ast.Unparen(cond).(type) {
 	case *ast.BinaryExpr:
 		if c.Op != token.NEQ {
@@ -266,11 +300,11 @@ func (f *function) errCond(cond ast.Expr) types.Object {
 			x, y = y, x
 		}
 		if isNil(f.info(), y) {
-			return f.ctxMethod(x, "Err")
+			return ctxErr(x)
 		}
 	case *ast.CallExpr:
 		if fn := analysisutil.Callee(f.info(), c); analysisutil.IsFunc(fn, "errors", "Is") && len(c.Args) == 2 && !isNil(f.info(), c.Args[1]) {
-			return f.ctxMethod(c.Args[0], "Err")
+			return ctxErr(c.Args[0])
 		}
 	}
 	return nil

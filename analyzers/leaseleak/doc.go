@@ -112,8 +112,8 @@
 // sql.ErrTxDone or the context's error; *sql.Rows from QueryContext(ctx,
 // ...), which it closes, so that Next returns false and Scan fails. Known
 // done means inside the case <-ctx.Done() of a select, in the statements
-// after <-ctx.Done(), or in the body of if ctx.Err() != nil or if
-// errors.Is(ctx.Err(), ...). Rollback, Close and rows.Err are how to finish
+// after <-ctx.Done(), or in the body of if ctx.Err() != nil, if err :=
+// ctx.Err(); err != nil or if errors.Is(ctx.Err(), ...). Rollback, Close and rows.Err are how to finish
 // there and are not reported; nor are leases acquired with another context
 // (context.WithoutCancel(ctx), context.Background()), leases or contexts
 // assigned more than once in the function, and uses in closures. A *sql.Conn

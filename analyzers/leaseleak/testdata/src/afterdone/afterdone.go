@@ -230,3 +230,33 @@ func closure(ctx context.Context, db *sql.DB) (func() error, error) {
 	<-ctx.Done()
 	return func() error { return tx.Commit() }, nil
 }
+
+// The context's error bound in the if statement.
+func boundErr(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := ctx.Err(); err != nil {
+		_ = tx.Commit() // want `tx from \(\*sql.DB\).BeginTx is used after its context ctx is done, so tx.Commit fails`
+		return err
+	}
+	return tx.Commit()
+}
+
+// An error bound in the if statement that is not the context's.
+func otherErr(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("DELETE FROM t"); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err == nil {
+		return tx.Commit()
+	}
+	return nil
+}
