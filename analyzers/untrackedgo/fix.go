@@ -98,6 +98,10 @@ func scopeFix(pass *analysis.Pass, g *goroutines.Goroutine) (analysis.SuggestedF
 		return true
 	})
 	tail := "return nil\n})"
+	if pass.Fset.Position(g.Lit.Body.Lbrace).Line == pass.Fset.Position(g.Lit.Body.Rbrace).Line {
+		// A one-line body: the return needs a line of its own.
+		tail = "\n" + tail
+	}
 	if l := g.Lit.Body.List; len(l) > 0 {
 		if _, ok := l[len(l)-1].(*ast.ReturnStmt); ok {
 			tail = "})"
