@@ -612,7 +612,7 @@ func (l *lease) cancelFix(blank *ast.Ident) (analysis.SuggestedFix, bool) {
 		Message: "Name the cancel function and defer it",
 		TextEdits: []analysis.TextEdit{
 			{Pos: blank.Pos(), End: blank.End(), NewText: []byte("cancel")},
-			afterLine(pass, stmt, indent+"defer cancel()"),
+			afterLine(pass, stmt, indent+"defer "+fmt.Sprintf(l.kind().Fix, "cancel")),
 		},
 	}, true
 }

@@ -48,6 +48,10 @@ func (k *Kind) Releases(name string) bool { return slices.Contains(k.Release, na
 var (
 	KindCancel = &Kind{ID: "cancel", Noun: "cancel function", Verb: "called", Call: true, Fix: "%s()",
 		Consequence: "the child context and its resources live until the parent context ends"}
+	// KindCancelCause is the CancelCauseFunc of context.WithCancelCause,
+	// which takes the cause: the fix calls it with nil (cause Canceled).
+	KindCancelCause = &Kind{ID: "cancel-cause", Noun: "cancel function", Verb: "called", Call: true, Fix: "%s(nil)",
+		Consequence: "the child context and its resources live until the parent context ends"}
 	KindCancelTimer = &Kind{ID: "cancel-timer", Noun: "cancel function", Verb: "called", Call: true, Fix: "%s()",
 		Consequence: "the timer and the child context live until the deadline passes or the parent context ends"}
 	KindTimer = &Kind{ID: "timer", Noun: "timer", Verb: "stopped", Release: []string{"Stop"}, Timer: true, Fix: "%s.Stop()",
@@ -90,7 +94,7 @@ var genericRelease = []string{
 // so does calling it.
 var generic = &Kind{ID: "generic", Release: genericRelease, Call: true, Field: "*"}
 
-var builtinKinds = []*Kind{KindCancel, KindCancelTimer, KindTimer, KindTicker, KindRows, KindTx, KindStmt,
+var builtinKinds = []*Kind{KindCancel, KindCancelCause, KindCancelTimer, KindTimer, KindTicker, KindRows, KindTx, KindStmt,
 	KindConn, KindBody, KindFile, KindListener, KindServer, KindSpan, KindLease}
 
 // KindByID returns the built-in kind with the given ID, or nil.
@@ -114,7 +118,7 @@ const rtLease = "github.com/cancelcheck/cancelcheck/rt/lease"
 
 var acquirers = []acquirer{
 	{"context", "", "WithCancel", 1, KindCancel},
-	{"context", "", "WithCancelCause", 1, KindCancel},
+	{"context", "", "WithCancelCause", 1, KindCancelCause},
 	{"context", "", "WithTimeout", 1, KindCancelTimer},
 	{"context", "", "WithTimeoutCause", 1, KindCancelTimer},
 	{"context", "", "WithDeadline", 1, KindCancelTimer},
