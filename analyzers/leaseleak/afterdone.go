@@ -50,11 +50,20 @@ func failsAfterDone(k *ownership.Kind, method, lease, ctx string) string {
 func (f *function) checkAfterDone() {
 	info := f.info()
 	leases := make(map[types.Object]*boundLease)
-	assigns := make(map[types.Object]int) // assignments (and address-takings) in the body
+	assigns := make(map[types.Object]int) // assignments (and address-takings) in the body, closures included
+	var lits []*ast.FuncLit
+	inLit := func(pos token.Pos) bool {
+		for _, l := range lits {
+			if l.Pos() <= pos && pos < l.End() {
+				return true
+			}
+		}
+		return false
+	}
 	ast.Inspect(f.body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			return false
+			lits = append(lits, n)
 		case *ast.AssignStmt:
 			for _, l := range n.Lhs {
 				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
@@ -63,7 +72,7 @@ func (f *function) checkAfterDone() {
 					}
 				}
 			}
-			if n.Tok == token.DEFINE && len(n.Rhs) == 1 {
+			if n.Tok == token.DEFINE && len(n.Rhs) == 1 && !inLit(n.Pos()) {
 				if call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
 					if l := f.boundLease(call, n.Lhs); l != nil {
 						leases[l.obj] = l

@@ -260,3 +260,17 @@ func otherErr(ctx context.Context, db *sql.DB) error {
 	}
 	return nil
 }
+
+// The context is reassigned in a closure: not followed.
+func ctxInClosure(ctx context.Context, db *sql.DB, swap func(func())) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	swap(func() { ctx = context.Background() })
+	if ctx.Err() != nil {
+		return tx.Commit()
+	}
+	return nil
+}
