@@ -418,7 +418,7 @@ func (st *state) followVar(obj types.Object, lhs ast.Expr, f *ctxflow.Func, dept
 		// stored for a long-lived owner.
 		return flow{kind: useSkip}
 	}
-	fcur, ok := st.ins.Root().FindNode(f.Node)
+	fcur, ok := analysisutil.FindNode(st.ins.Root(), f.Node)
 	if !ok {
 		return flow{}
 	}
@@ -445,7 +445,7 @@ func (st *state) followVar(obj types.Object, lhs ast.Expr, f *ctxflow.Func, dept
 // long-lived owner: assigned to a field or package-level variable, put in a
 // composite literal, or, for a constructor (New...), returned.
 func (st *state) storedResult(call *ast.CallExpr) bool {
-	cur, ok := st.ins.Root().FindNode(call)
+	cur, ok := analysisutil.FindNode(st.ins.Root(), call)
 	if !ok {
 		return false
 	}
@@ -527,7 +527,7 @@ func (st *state) afterEnd(cur inspector.Cursor, f *ctxflow.Func, call *ast.CallE
 			}
 		}
 	}
-	fcur, ok := st.ins.Root().FindNode(f.Node)
+	fcur, ok := analysisutil.FindNode(st.ins.Root(), f.Node)
 	if !ok {
 		return false
 	}

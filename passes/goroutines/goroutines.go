@@ -471,5 +471,5 @@ func (a *analysis) cursor(n ast.Node) (inspector.Cursor, bool) {
 			}
 		}
 	}
-	return a.ins.Root().FindNode(n)
+	return analysisutil.FindNode(a.ins.Root(), n)
 }
