@@ -615,14 +615,17 @@ func closable(t types.Type) bool {
 	if _, ok := types.Unalias(t).(*types.Named); !ok {
 		return false
 	}
-	ms := types.NewMethodSet(types.NewPointer(t))
+	// Look the names up rather than build a method set per goroutine site:
+	// the set of a large type is costly and only five names matter.
+	recv := types.Type(types.NewPointer(t))
 	if types.IsInterface(t) {
-		ms = types.NewMethodSet(t)
+		recv = t
 	}
-	for i := range ms.Len() {
-		switch ms.At(i).Obj().Name() {
-		case "Close", "Stop", "Shutdown", "Wait", "GracefulStop":
-			return true
+	for _, name := range []string{"Close", "Stop", "Shutdown", "Wait", "GracefulStop"} {
+		if obj, _, _ := types.LookupFieldOrMethod(recv, false, nil, name); obj != nil {
+			if _, isFunc := obj.(*types.Func); isFunc {
+				return true
+			}
 		}
 	}
 	return false
