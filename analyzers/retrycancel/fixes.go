@@ -88,8 +88,7 @@ func (st *state) checkFix(l *loop, ctxExpr string, ctxObj types.Object) []analys
 // and a timer, or by wait.Sleep from the runtime.
 func (st *state) sleepFixes(l *loop, s sleep, ctxExpr string, ctxObj types.Object) []analysis.SuggestedFix {
 	if s.dur == nil {
-		// A ticker range or a select over timers: check at the top.
-		return st.checkFix(l, ctxExpr, ctxObj)
+		return st.waitFix(l, s, ctxExpr, ctxObj)
 	}
 	e := st.env(l, s.stmt.Pos(), ctxExpr, ctxObj)
 	if e == nil {
@@ -136,4 +135,62 @@ func (st *state) sleepFixes(l *loop, s sleep, ctxExpr string, ctxObj types.Objec
 		})
 	}
 	return fixes
+}
+
+// waitFix fixes a wait that is not a plain sleep so that the fix resolves
+// every problem the check sees in the loop: a select over timers gets a
+// case for the context, a receive from a ticker becomes a select with one,
+// and a range over a ticker's channel (reported only when the loop never
+// checks its context) gets a check at the top. A helper that sleeps gets no
+// fix: a check around it still sleeps out its backoff, and the helper
+// itself must take the context.
+func (st *state) waitFix(l *loop, s sleep, ctxExpr string, ctxObj types.Object) []analysis.SuggestedFix {
+	if r, ok := l.stmt.(*ast.RangeStmt); ok {
+		if es, ok := s.stmt.(*ast.ExprStmt); ok && es.X == r.X {
+			return st.checkFix(l, ctxExpr, ctxObj)
+		}
+	}
+	e := st.env(l, s.stmt.Pos(), ctxExpr, ctxObj)
+	if e == nil {
+		return nil
+	}
+	ret, ok := st.ret(l, e, e.cause)
+	if !ok {
+		return nil
+	}
+	in := e.indent(st, s.stmt.Pos())
+	switch n := s.stmt.(type) {
+	case *ast.SelectStmt:
+		if len(n.Body.List) == 0 {
+			return nil
+		}
+		first := n.Body.List[0].Pos()
+		text := "case <-" + e.ctx + ".Done():\n" + in + "\t" + ret + "\n" + in
+		return []analysis.SuggestedFix{{
+			Message:   "Add a case that returns when the context ends",
+			TextEdits: append(e.edits, analysis.TextEdit{Pos: first, End: first, NewText: []byte(text)}),
+		}}
+	case *ast.ExprStmt:
+		u, ok := ast.Unparen(n.X).(*ast.UnaryExpr)
+		if !ok || u.Op != token.ARROW {
+			return nil // a sleeping helper
+		}
+		ch := types.ExprString(u.X)
+		if e.src != nil {
+			tf := st.pass.Fset.File(u.X.Pos())
+			ch = string(e.src[tf.Offset(u.X.Pos()):tf.Offset(u.X.End())])
+		}
+		text := strings.Join([]string{
+			"select {",
+			in + "case <-" + e.ctx + ".Done():",
+			in + "\t" + ret,
+			in + "case <-" + ch + ":",
+			in + "}",
+		}, "\n")
+		return []analysis.SuggestedFix{{
+			Message:   "Wait in a select that returns when the context ends",
+			TextEdits: append(e.edits, analysis.TextEdit{Pos: n.Pos(), End: n.End(), NewText: []byte(text)}),
+		}}
+	}
+	return nil
 }

@@ -184,8 +184,8 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	case l.retryErr != nil && !l.observes:
 		st.rep.Report(analysis.Diagnostic{
 			Pos: l.retryErr.Pos(), End: l.retryErr.End(),
-			Message: fmt.Sprintf("this retry loop tries again when %s fails with the cancellation of %s, a context from outside the loop: once %s has ended every attempt fails at once and the loop spins %s",
-				calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
+			Message: fmt.Sprintf("this retry loop %s tries again when %s fails with the cancellation of %s, a context from outside the loop: once %s has ended every attempt fails at once and the loop spins %s",
+				l.where(), calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
 	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && l.exits && !l.checked) &&
@@ -204,8 +204,8 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	case !l.checked && len(l.bound) > 0:
 		st.rep.Report(analysis.Diagnostic{
 			Pos: stmt.Pos(), End: l.body.Lbrace + 1,
-			Message: fmt.Sprintf("this retry loop calls %s again after it fails without checking %s: once %s is canceled every attempt fails at once and the loop keeps trying %s",
-				calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
+			Message: fmt.Sprintf("this retry loop %s calls %s again after it fails without checking %s: once %s is canceled every attempt fails at once and the loop keeps trying %s",
+				l.where(), calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
 	}
@@ -298,6 +298,20 @@ func (st *state) shortSleep(s sleep) bool {
 	}
 	d, ok := constant.Int64Val(constant.ToInt(tv.Value))
 	return ok && d < int64(100*time.Millisecond)
+}
+
+// where names the function the loop is in: "in Connect", "in a function
+// literal in Spawn". Two loops that retry the same call are told apart.
+func (l *loop) where() string {
+	if l.f.Obj != nil {
+		return "in " + l.f.Obj.Name()
+	}
+	for g := l.f.Parent; g != nil; g = g.Parent {
+		if g.Obj != nil {
+			return "in a function literal in " + g.Obj.Name()
+		}
+	}
+	return "in a function literal"
 }
 
 // until describes how long a loop that ignores cancellation goes on.

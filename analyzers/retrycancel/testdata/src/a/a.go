@@ -43,7 +43,7 @@ func WatchLoop(ctx context.Context, c *Client) {
 // Dial with backoff but no sleep and no check: spins.
 func Connect(ctx context.Context, c *Client) error {
 	backoff := time.Millisecond
-	for { // want `this retry loop calls c.Ping again after it fails without checking ctx: once ctx is canceled every attempt fails at once and the loop keeps trying forever`
+	for { // want `this retry loop in Connect calls c.Ping again after it fails without checking ctx: once ctx is canceled every attempt fails at once and the loop keeps trying forever`
 		err := c.Ping(ctx)
 		if err == nil {
 			return nil
@@ -129,7 +129,7 @@ func After(ctx context.Context, c *Client) error {
 func Deadline(ctx context.Context, c *Client) error {
 	for {
 		err := c.Ping(ctx)
-		if errors.Is(err, context.DeadlineExceeded) { // want `this retry loop tries again when c.Ping fails with the cancellation of ctx, a context from outside the loop`
+		if errors.Is(err, context.DeadlineExceeded) { // want `this retry loop in Deadline tries again when c.Ping fails with the cancellation of ctx, a context from outside the loop`
 			continue
 		}
 		return err

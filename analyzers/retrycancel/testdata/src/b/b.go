@@ -43,7 +43,7 @@ func Loop(ctx context.Context) {
 
 // Reported: helpers.Sleep has no fact, it never looks at ctx.
 func Poll(ctx context.Context) {
-	for { // want `this retry loop calls ping again after it fails without checking ctx`
+	for { // want `this retry loop in Poll calls ping again after it fails without checking ctx`
 		if err := ping(ctx); err == nil {
 			return
 		}
