@@ -71,10 +71,13 @@
 // Fixes: for a sleep (time.Sleep or <-time.After), replace it with a
 // select on ctx.Done() and time.After that returns the function's zero
 // values and context.Cause(ctx) (ctx.Err() before Go 1.20), or with
-// wait.Sleep from github.com/cancelcheck/cancelcheck/rt/wait; for a loop
-// with no check, a ticker range or a select over timers, add a context
-// check at the top of the loop body that returns the zero values and the
-// cause; for backoff.Retry, wrap the policy with backoff.WithContext; for
+// wait.Sleep from github.com/cancelcheck/cancelcheck/rt/wait; for a
+// receive from a ticker, replace it with a select on ctx.Done() and the
+// ticker; for a select over timers, add a ctx.Done() case; for a loop with
+// no check or a ticker range, add a context check at the top of the loop
+// body. Each returns the zero values and the cause, and resolves every
+// problem of the loop at once. A call of a sleeping helper gets no fix: the
+// helper must take the context. For backoff.Retry, wrap the policy with backoff.WithContext; for
 // retry.Do, add retry.Context(ctx). Fixes that return are offered only when
 // the function's results can be spelled (it has an error result, or no
 // results).

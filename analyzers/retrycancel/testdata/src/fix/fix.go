@@ -70,3 +70,30 @@ func Tick(ctx context.Context, c *Client) error {
 	}
 	return nil
 }
+
+// A select over the ticker only: a case for the context joins it, which
+// also gives the loop its missing check.
+func Refresh(ctx context.Context, c *Client) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select { // want `this select over timers only ignores ctx and the loop never checks it`
+		case <-t.C:
+		}
+		if err := c.Ping(ctx); err == nil {
+			return nil
+		}
+	}
+}
+
+// A receive from a ticker becomes a select on the context and the ticker.
+func Beat(ctx context.Context, c *Client) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		if err := c.Ping(ctx); err == nil {
+			return nil
+		}
+		<-t.C // want `<-t.C ignores ctx and the loop never checks it`
+	}
+}
