@@ -75,7 +75,7 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 		}
 		ctx := s.ctxFor(f, call)
 		var fixes []analysis.SuggestedFix
-		if src := s.source(call); src != "" {
+		if src := s.source(call); src != "" && s.bareReturnFixable(f) {
 			fixes = []analysis.SuggestedFix{{
 				Message:   "Return when the call fails",
 				TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: []byte("if err := " + src + "; err != nil {\n" + s.indentAt(call.Pos()) + "\treturn\n" + s.indentAt(call.Pos()) + "}")}},
@@ -249,6 +249,9 @@ func (s *state) stopLoopFixes(f *ctxflow.Func, ctx string, pos token.Pos, inBloc
 	}
 	build := func(test, errExpr string) (string, bool) {
 		if f.Sig.Results().Len() == 0 {
+			if !s.bareReturnFixable(f) {
+				return "", false
+			}
 			return fmt.Sprintf("\n%sif %s != nil {\n%s\treturn\n%s}", indent, test, indent, indent), true
 		}
 		ret, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, errExpr)

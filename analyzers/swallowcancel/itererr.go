@@ -90,6 +90,9 @@ func (s *state) checkIterErr(cur inspector.Cursor, loop *ast.ForStmt) {
 				ast.Inspect(r, func(m ast.Node) bool {
 					if sel, ok := m.(*ast.SelectorExpr); ok {
 						if x, ok := ast.Unparen(sel.X).(*ast.Ident); ok && s.info.ObjectOf(x) == v {
+							if sel.Sel.Name == "Err" {
+								other = true // `err := rows.Err()`: Err is read
+							}
 							return false
 						}
 					}

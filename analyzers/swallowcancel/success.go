@@ -95,8 +95,8 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 	s.rep.Report(analysis.Diagnostic{
 		Pos: n.Pos(),
 		End: n.Cond.End(),
-		Message: fmt.Sprintf("%s may carry the cancellation of %s and is only %s, so %s goes on after cancellation and fails once per remaining item",
-			errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop)),
+		Message: fmt.Sprintf("%s may carry the cancellation of %s and is only %s, so %s goes on after cancellation and %s fails once per remaining item",
+			errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop), f.Name()),
 		SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
 	})
 }
@@ -291,6 +291,11 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		if loop == nil || analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) {
 			return
 		}
+		for _, st := range n.Body.List[:len(n.Body.List)-1] {
+			if s.res.ChecksCancel(st) {
+				return // the branch stops the loop once the context ends
+			}
+		}
 		what := "the context has ended"
 		if t.Err != nil {
 			what = types.ExprString(t.Err) + " is a cancellation"
@@ -302,7 +307,7 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		s.rep.Report(analysis.Diagnostic{
 			Pos:            n.Pos(),
 			End:            n.Cond.End(),
-			Message:        fmt.Sprintf("when %s this branch skips to the next item, so %s goes on after cancellation and fails once per remaining item", what, describeLoop(loop)),
+			Message:        fmt.Sprintf("when %s this branch skips to the next item, so %s goes on after cancellation and %s fails once per remaining item", what, describeLoop(loop), f.Name()),
 			SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
 		})
 		return
@@ -472,10 +477,29 @@ func (s *state) checkBreakOut(cur inspector.Cursor, f *ctxflow.Func, br *ast.Bra
 					// Return the context's error where the loop is left.
 					if file := analysisutil.FileOf(s.pass, br.Pos()); file != nil {
 						if text, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, types.ExprString(x)+".Err()"); ok {
-							fixes = append(fixes, analysis.SuggestedFix{
-								Message:   "Return the context's error",
-								TextEdits: []analysis.TextEdit{{Pos: br.Pos(), End: br.End(), NewText: []byte(text)}},
-							})
+							edits := []analysis.TextEdit{{Pos: br.Pos(), End: br.End(), NewText: []byte(text)}}
+							ok := true
+							if s.labelOnlyLeftOnDone(ls, lbl) {
+								// Every use of the label becomes a return (each
+								// such fix deletes the label identically): drop
+								// the label, or it is defined and not used.
+								edits = append(edits, analysis.TextEdit{Pos: ls.Pos(), End: ls.Stmt.Pos()})
+								switch loopLeftOtherwise(ls.Stmt) {
+								case leftNever:
+									// `for { ... }` is then left only by the
+									// returns: what followed it up to the
+									// return would be unreachable.
+									edits = append(edits, analysis.TextEdit{Pos: ls.End(), End: ret.End()})
+								case leftUnknown:
+									ok = false
+								}
+							}
+							if ok {
+								fixes = append(fixes, analysis.SuggestedFix{
+									Message:   "Return the context's error",
+									TextEdits: edits,
+								})
+							}
 						}
 					}
 				}
@@ -491,6 +515,90 @@ func (s *state) checkBreakOut(cur inspector.Cursor, f *ctxflow.Func, br *ast.Bra
 		}
 		return
 	}
+}
+
+// labelOnlyLeftOnDone reports whether every use of lbl, the label of ls, is
+// a `break lbl` that is a statement of a `case <-ctx.Done():` clause of a
+// context the check reports (so that checkBreakOut rewrites each of them
+// into a return, leaving the label unused).
+func (s *state) labelOnlyLeftOnDone(ls *ast.LabeledStmt, lbl *types.Label) bool {
+	ok := true
+	ast.Inspect(ls.Stmt, func(n ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BranchStmt:
+			if n.Label != nil && s.info.Uses[n.Label] == lbl {
+				ok = false // a use outside a Done clause's statement list
+			}
+		case *ast.CommClause:
+			x := ast.Expr(nil)
+			if n.Comm != nil {
+				x = s.res.DoneContext(n.Comm)
+			}
+			fixed := x != nil && s.ctxOwned(x) && !s.res.Detached(x)
+			for _, st := range n.Body {
+				if br, isBr := st.(*ast.BranchStmt); isBr && br.Tok == token.BREAK && br.Label != nil && s.info.Uses[br.Label] == lbl {
+					if !fixed {
+						ok = false
+					}
+					continue
+				}
+				ast.Inspect(st, func(m ast.Node) bool {
+					if br, isBr := m.(*ast.BranchStmt); isBr && br.Label != nil && s.info.Uses[br.Label] == lbl {
+						ok = false
+					}
+					_, lit := m.(*ast.FuncLit)
+					return ok && !lit
+				})
+			}
+			return false
+		}
+		return true
+	})
+	return ok
+}
+
+const (
+	leftOtherwise = iota // by its condition, a range's end or an unlabeled break
+	leftNever            // a `for {}` with no unlabeled break of its own
+	leftUnknown          // a goto in the body: reachability is not worked out
+)
+
+// loopLeftOtherwise says how loop is left apart from its labeled breaks.
+func loopLeftOtherwise(loop ast.Stmt) int {
+	fs, ok := loop.(*ast.ForStmt)
+	if !ok || fs.Cond != nil {
+		return leftOtherwise
+	}
+	res := leftNever
+	var walk func(n ast.Node, nested bool)
+	walk = func(n ast.Node, nested bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BranchStmt:
+				switch {
+				case m.Tok == token.GOTO:
+					res = leftUnknown
+				case m.Tok == token.BREAK && m.Label == nil && !nested && res == leftNever:
+					res = leftOtherwise
+				}
+			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				if m != n {
+					walk(m, true)
+					return false
+				}
+			}
+			return true
+		})
+	}
+	walk(fs.Body, false)
+	return res
 }
 
 // stopErrFix replaces the nil at e with stop.Err(ctx) when the package

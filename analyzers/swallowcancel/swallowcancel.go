@@ -71,6 +71,7 @@ type state struct {
 	info  *types.Info
 	quiet map[*ctxflow.Func]bool
 	group map[ast.Node]bool // literals run by an errgroup.Group
+	goLit map[ast.Node]bool // literals run by a go statement
 	rt    bool
 }
 
@@ -89,6 +90,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		quiet:   make(map[*ctxflow.Func]bool),
 		rt:      res.ImportsRuntime(),
 		group:   groupLiterals(ins, pass.TypesInfo),
+		goLit:   goLiterals(ins),
 	}
 	for _, f := range res.Funcs {
 		s.quiet[f] = s.mayEndQuietly(f)
@@ -189,6 +191,25 @@ func groupLiterals(ins *inspector.Inspector, info *types.Info) map[ast.Node]bool
 		}
 	}
 	return out
+}
+
+// goLiterals returns the function literals started by `go func() {...}()`.
+func goLiterals(ins *inspector.Inspector) map[ast.Node]bool {
+	out := make(map[ast.Node]bool)
+	for cur := range ins.Root().Preorder((*ast.GoStmt)(nil)) {
+		if lit, ok := ast.Unparen(cur.Node().(*ast.GoStmt).Call.Fun).(*ast.FuncLit); ok {
+			out[lit] = true
+		}
+	}
+	return out
+}
+
+// bareReturnFixable reports whether a fix may insert a bare return into f:
+// f returns nothing and is not a goroutine literal, whose signature the
+// suite's untrackedgo fix may change to return an error (a bare return
+// inserted alongside would then not compile).
+func (s *state) bareReturnFixable(f *ctxflow.Func) bool {
+	return f.Sig.Results().Len() == 0 && !s.goLit[f.Node]
 }
 
 // droppedCall returns the call of `_ = f(ctx)`, `_, _ = f(ctx)` or

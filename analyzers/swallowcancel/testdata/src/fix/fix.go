@@ -144,3 +144,67 @@ func rowNames(ctx context.Context, db *rowsdb.DB) ([]string, error) {
 	}
 	return out, nil
 }
+
+// The label has another use, a plain break on an error: it stays, and so
+// does the return after the loop.
+func drainOrFail(ctx context.Context, ch <-chan int) (int, error) {
+	n := 0
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop // want `leaves the loop`
+		case v, ok := <-ch:
+			if !ok {
+				break loop
+			}
+			n += v
+		}
+	}
+	return n, nil
+}
+
+// A goroutine literal: the suite's untrackedgo fix may give it an error
+// result, so no bare return is inserted.
+func putAsync(ctx context.Context, ks []string) {
+	go func() {
+		for _, k := range ks {
+			if err := store.Put(ctx, k, "v"); err != nil { // want `only logged`
+				log.Printf("put %s: %v", k, err)
+			}
+		}
+	}()
+}
+
+// Near-miss: Err is read in an if statement's init.
+func rowNamesChecked(ctx context.Context, db *rowsdb.DB) ([]string, error) {
+	rows, err := db.Query(ctx, "q")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for rows.Next() {
+		out = append(out, "")
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Near-miss: the skipping branch stops the loop once ctx has ended.
+func skipStops(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		err := store.Put(ctx, k, "v")
+		if errors.Is(err, context.Canceled) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
