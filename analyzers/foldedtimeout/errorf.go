@@ -110,9 +110,15 @@ func (s *state) checkErrorf(cur inspector.Cursor, call *ast.CallExpr) {
 			types.ExprString(first.carrier), first.span.verb),
 	}
 	// The fix needs a literal format and, for several %w, Go 1.20.
+	severalOK := wraps+len(folds) == 1 || s.atLeast(call.Pos(), "go1.20")
+	if !severalOK {
+		// Before Go 1.20 fmt.Errorf wraps one error only: say so, rather
+		// than advise what the file's Go version does not allow.
+		d.Message = fmt.Sprintf("fmt.Errorf formats %s with %%%c, so the cancellation it may carry is lost: errors.Is(err, context.Canceled) is false for callers; wrapping it too needs a second %%w, which takes Go 1.20 (this file is older)",
+			types.ExprString(first.carrier), first.span.verb)
+	}
 	lit, ok := ast.Unparen(call.Args[0]).(*ast.BasicLit)
-	fixable := ok && lit.Kind == token.STRING && (lit.Value[0] == '`' || !strings.Contains(lit.Value, `\`)) &&
-		(wraps+len(folds) == 1 || s.atLeast(call.Pos(), "go1.20"))
+	fixable := ok && lit.Kind == token.STRING && (lit.Value[0] == '`' || !strings.Contains(lit.Value, `\`)) && severalOK
 	if fixable {
 		var edits []analysis.TextEdit
 		for _, f := range folds {

@@ -13,7 +13,7 @@ func put(ctx context.Context) error { return ctx.Err() }
 
 func mixed(ctx context.Context, base error) error {
 	err := put(ctx)
-	return fmt.Errorf("%w: %v", base, err) // want `formats err with %v`
+	return fmt.Errorf("%w: %v", base, err) // want `formats err with %v.*a second %w, which takes Go 1.20`
 }
 
 func single(ctx context.Context) error {
