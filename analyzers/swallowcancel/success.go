@@ -523,42 +523,40 @@ func (s *state) checkBreakOut(cur inspector.Cursor, f *ctxflow.Func, br *ast.Bra
 // into a return, leaving the label unused).
 func (s *state) labelOnlyLeftOnDone(ls *ast.LabeledStmt, lbl *types.Label) bool {
 	ok := true
-	ast.Inspect(ls.Stmt, func(n ast.Node) bool {
-		if !ok {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.BranchStmt:
-			if n.Label != nil && s.info.Uses[n.Label] == lbl {
-				ok = false // a use outside a Done clause's statement list
+	var visit func(n ast.Node)
+	visit = func(n ast.Node) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if !ok {
+				return false
 			}
-		case *ast.CommClause:
-			x := ast.Expr(nil)
-			if n.Comm != nil {
-				x = s.res.DoneContext(n.Comm)
-			}
-			fixed := x != nil && s.ctxOwned(x) && !s.res.Detached(x)
-			for _, st := range n.Body {
-				if br, isBr := st.(*ast.BranchStmt); isBr && br.Tok == token.BREAK && br.Label != nil && s.info.Uses[br.Label] == lbl {
-					if !fixed {
-						ok = false
-					}
-					continue
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BranchStmt:
+				if m.Label != nil && s.info.Uses[m.Label] == lbl {
+					ok = false // a use outside a Done clause's statement list
 				}
-				ast.Inspect(st, func(m ast.Node) bool {
-					if br, isBr := m.(*ast.BranchStmt); isBr && br.Label != nil && s.info.Uses[br.Label] == lbl {
-						ok = false
+			case *ast.CommClause:
+				var x ast.Expr
+				if m.Comm != nil {
+					x = s.res.DoneContext(m.Comm)
+				}
+				fixed := x != nil && s.ctxOwned(x) && !s.res.Detached(x)
+				for _, st := range m.Body {
+					if br, isBr := st.(*ast.BranchStmt); isBr && br.Tok == token.BREAK && br.Label != nil && s.info.Uses[br.Label] == lbl {
+						if !fixed {
+							ok = false
+						}
+						continue
 					}
-					_, lit := m.(*ast.FuncLit)
-					return ok && !lit
-				})
+					visit(st)
+				}
+				return false
 			}
-			return false
-		}
-		return true
-	})
+			return true
+		})
+	}
+	visit(ls.Stmt)
 	return ok
 }
 

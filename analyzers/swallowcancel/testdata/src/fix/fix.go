@@ -208,3 +208,24 @@ func skipStops(ctx context.Context, keys []string) error {
 	}
 	return nil
 }
+
+// Two Done clauses, one in a nested select, leave by the label: both
+// become returns, and the label goes.
+func drainTwo(ctx context.Context, ch, more <-chan int) (int, error) {
+	n := 0
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop // want `leaves the loop`
+		case v := <-ch:
+			select {
+			case <-ctx.Done():
+				break loop // want `leaves the loop`
+			case w := <-more:
+				n += v + w
+			}
+		}
+	}
+	return n, nil
+}
