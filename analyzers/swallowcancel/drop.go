@@ -232,6 +232,13 @@ func isNilExpr(info *types.Info, e ast.Expr) bool {
 // loop once ctx has ended: by returning its error when f returns one, or
 // plainly when f returns nothing. inBlock says pos is just after a '{'.
 func (s *state) stopLoopFixes(f *ctxflow.Func, ctx string, pos token.Pos, inBlock bool) []analysis.SuggestedFix {
+	return s.stopLoopFixesOr(f, ctx, pos, inBlock, false)
+}
+
+// stopLoopFixesOr is stopLoopFixes where canBreak says a break at pos leaves
+// the loop and ends f as a return would (see breakEndsGoroutine): used in a
+// goroutine literal, where a bare return is not offered.
+func (s *state) stopLoopFixesOr(f *ctxflow.Func, ctx string, pos token.Pos, inBlock, canBreak bool) []analysis.SuggestedFix {
 	if ctx == "" {
 		return nil
 	}
@@ -249,10 +256,14 @@ func (s *state) stopLoopFixes(f *ctxflow.Func, ctx string, pos token.Pos, inBloc
 	}
 	build := func(test, errExpr string) (string, bool) {
 		if f.Sig.Results().Len() == 0 {
+			stmt := "return"
 			if !s.bareReturnFixable(f) {
-				return "", false
+				if !canBreak {
+					return "", false
+				}
+				stmt = "break"
 			}
-			return fmt.Sprintf("\n%sif %s != nil {\n%s\treturn\n%s}", indent, test, indent, indent), true
+			return fmt.Sprintf("\n%sif %s != nil {\n%s\t%s\n%s}", indent, test, indent, stmt, indent), true
 		}
 		ret, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, errExpr)
 		if !ok {
@@ -277,6 +288,25 @@ func (s *state) stopLoopFixes(f *ctxflow.Func, ctx string, pos token.Pos, inBloc
 		}
 	}
 	return fixes
+}
+
+// breakEndsGoroutine reports whether, in the goroutine literal f with no
+// results, a break at cur leaves loop and so ends f: no switch or select
+// lies between, and loop is f's last statement.
+func (s *state) breakEndsGoroutine(cur inspector.Cursor, f *ctxflow.Func, loop ast.Stmt) bool {
+	if !s.goLit[f.Node] || f.Sig.Results().Len() != 0 || len(f.Body.List) == 0 || f.Body.List[len(f.Body.List)-1] != loop {
+		return false
+	}
+	for c := cur.Parent(); c.Valid(); c = c.Parent() {
+		switch c.Node().(type) {
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.FuncLit:
+			return false
+		}
+		if c.Node() == loop {
+			return true
+		}
+	}
+	return false
 }
 
 // returnDropFixes turns a dropped error into a returned one:

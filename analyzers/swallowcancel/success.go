@@ -97,7 +97,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		End: n.Cond.End(),
 		Message: fmt.Sprintf("%s may carry the cancellation of %s and is only %s, so %s goes on after cancellation and %s fails once per remaining item",
 			errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop), f.Name()),
-		SuggestedFixes: s.stopLoopFixes(f, ctx, n.Body.Lbrace+1, true),
+		SuggestedFixes: s.stopLoopFixesOr(f, ctx, n.Body.Lbrace+1, true, s.breakEndsGoroutine(cur, f, loop)),
 	})
 }
 

@@ -165,7 +165,8 @@ loop:
 }
 
 // A goroutine literal: the suite's untrackedgo fix may give it an error
-// result, so no bare return is inserted.
+// result, so the fix breaks out of the loop, its last statement, rather
+// than insert a bare return.
 func putAsync(ctx context.Context, ks []string) {
 	go func() {
 		for _, k := range ks {
@@ -228,4 +229,17 @@ loop:
 		}
 	}
 	return n, nil
+}
+
+// Near-miss for the break fix: work follows the loop, so a break would not
+// end the goroutine; no fix.
+func putAsyncThenLog(ctx context.Context, ks []string) {
+	go func() {
+		for _, k := range ks {
+			if err := store.Put(ctx, k, "v"); err != nil { // want `only logged`
+				log.Printf("put %s: %v", k, err)
+			}
+		}
+		log.Println("done")
+	}()
 }
