@@ -77,7 +77,13 @@
 // place of the nil (in a switch case shared with other errors, remove the
 // cancellation test from the case instead); turn a dropped call into `if err := f(ctx); err != nil
 // { return ..., err }`; in a loop, insert `if err := ctx.Err(); err != nil
-// { return ..., err }` so the loop stops. When the package already uses the
+// { return ..., err }` so the loop stops (in a `go func() { ... }()` with
+// nothing to return, no bare return is inserted, since untrackedgo's fix may
+// give the literal an error result: the fix breaks out of the loop when the
+// loop is the literal's last statement, else there is none); `break loop`
+// becomes the return, and when no other use of the label is left the label
+// goes too (with, for a `for {}` then left only by returns, the statements
+// after it, which would be unreachable). When the package already uses the
 // reference runtime (github.com/cancelcheck/cancelcheck/rt), a second fix
 // uses stop.Err(ctx), which keeps both ctx.Err() and the cause.
 //
