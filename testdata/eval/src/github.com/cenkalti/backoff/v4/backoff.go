@@ -19,7 +19,9 @@ const Stop time.Duration = -1
 type ExponentialBackOff struct{ cur time.Duration }
 
 // NewExponentialBackOff returns a policy with default settings.
-func NewExponentialBackOff() *ExponentialBackOff { return &ExponentialBackOff{cur: 100 * time.Millisecond} }
+func NewExponentialBackOff() *ExponentialBackOff {
+	return &ExponentialBackOff{cur: 100 * time.Millisecond}
+}
 
 // NextBackOff returns the next pause.
 func (b *ExponentialBackOff) NextBackOff() time.Duration { b.cur *= 2; return b.cur }
