@@ -228,17 +228,7 @@ func (l *lease) loopOf() ast.Stmt {
 	if !ok {
 		return nil
 	}
-	for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
-		switch n := e.Node().(type) {
-		case *ast.ForStmt:
-			return n
-		case *ast.RangeStmt:
-			return n
-		default:
-			return nil
-		}
-	}
-	return nil
+	return analysisutil.EnclosingLoop(c)
 }
 
 func (l *lease) report(out *outcome) {

@@ -43,7 +43,7 @@ func (st *state) sleeps(fn *types.Func) bool {
 // computeSleepers finds the package's context-less sleep helpers.
 func (st *state) computeSleepers() {
 	for _, f := range st.res.Funcs {
-		if f.Obj == nil || takesContext(f.Sig) {
+		if f.Obj == nil || analysisutil.TakesContext(f.Sig) {
 			continue
 		}
 		// A backoff helper is short and ends with its sleep.
@@ -69,16 +69,6 @@ func (st *state) computeSleepers() {
 			st.pass.ExportObjectFact(f.Obj, new(Sleeps))
 		}
 	}
-}
-
-func takesContext(sig *types.Signature) bool {
-	for i := range sig.Params().Len() {
-		t := sig.Params().At(i).Type()
-		if analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t) {
-			return true
-		}
-	}
-	return false
 }
 
 // checksContext reports whether fn is known to check its context.

@@ -224,22 +224,7 @@ func droppedCall(as *ast.AssignStmt) (*ast.CallExpr, bool) {
 
 // enclosingLoop returns the innermost for or range statement around cur
 // within its function, or nil.
-func enclosingLoop(cur inspector.Cursor) ast.Stmt {
-	for e := range cur.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
-		if e.Node() == cur.Node() {
-			continue
-		}
-		switch n := e.Node().(type) {
-		case *ast.ForStmt:
-			return n
-		case *ast.RangeStmt:
-			return n
-		default:
-			return nil
-		}
-	}
-	return nil
-}
+func enclosingLoop(cur inspector.Cursor) ast.Stmt { return analysisutil.EnclosingLoop(cur) }
 
 // inRetryLoop reports whether the statement at cur sits, within its
 // function, inside a loop that retries the same work (IsRetryLoop) and
@@ -248,17 +233,9 @@ func enclosingLoop(cur inspector.Cursor) ast.Stmt {
 // tests its context stops on cancellation, so a collection loop inside it
 // is still this check's.
 func (s *state) inRetryLoop(cur inspector.Cursor) bool {
-	for e := range cur.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
-		if e.Node() == cur.Node() {
-			continue
-		}
-		switch n := e.Node().(type) {
-		case *ast.ForStmt, *ast.RangeStmt:
-			if analysisutil.IsRetryLoop(s.info, n.(ast.Stmt)) && !s.loopChecksCancel(n.(ast.Stmt)) {
-				return true
-			}
-		default:
-			return false
+	for loop := range analysisutil.EnclosingLoops(cur) {
+		if analysisutil.IsRetryLoop(s.info, loop) && !s.loopChecksCancel(loop) {
+			return true
 		}
 	}
 	return false

@@ -3,6 +3,9 @@ package analysisutil
 import (
 	"go/ast"
 	"go/types"
+	"iter"
+
+	"golang.org/x/tools/go/ast/inspector"
 )
 
 // IsRetryLoop reports whether loop repeats the same work rather than walking
@@ -55,4 +58,34 @@ func loopCounter(info *types.Info, loop *ast.ForStmt) types.Object {
 		return nil
 	}
 	return info.ObjectOf(id)
+}
+
+// EnclosingLoops yields the for and range statements around cur within its
+// function, innermost first; cur itself is not included, and the walk stops
+// at the nearest function declaration or literal.
+func EnclosingLoops(cur inspector.Cursor) iter.Seq[ast.Stmt] {
+	return func(yield func(ast.Stmt) bool) {
+		for e := range cur.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
+			if e.Node() == cur.Node() {
+				continue
+			}
+			switch n := e.Node().(type) {
+			case *ast.ForStmt, *ast.RangeStmt:
+				if !yield(n.(ast.Stmt)) {
+					return
+				}
+			default:
+				return
+			}
+		}
+	}
+}
+
+// EnclosingLoop returns the innermost for or range statement around cur
+// within its function, or nil.
+func EnclosingLoop(cur inspector.Cursor) ast.Stmt {
+	for loop := range EnclosingLoops(cur) {
+		return loop
+	}
+	return nil
 }

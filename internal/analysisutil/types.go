@@ -141,3 +141,15 @@ func ReferencesObject(info *types.Info, n ast.Node, obj types.Object) bool {
 	})
 	return found
 }
+
+// TakesContext reports whether sig has a context.Context or *http.Request
+// parameter: calls of such a function are bound to the caller's context.
+func TakesContext(sig *types.Signature) bool {
+	for i := range sig.Params().Len() {
+		t := sig.Params().At(i).Type()
+		if IsContext(t) || IsHTTPRequest(t) {
+			return true
+		}
+	}
+	return false
+}

@@ -21,7 +21,7 @@ func (r *Result) CallMayCarryCancel(call *ast.CallExpr, idx int) bool {
 // of functions that take no context but carry cancellation (a receiver
 // context) are never detached.
 func (r *Result) detachedCall(call *ast.CallExpr) bool {
-	if fn := analysisutil.Callee(r.info, call); fn != nil && !takesContext(fn.Type().(*types.Signature)) &&
+	if fn := analysisutil.Callee(r.info, call); fn != nil && !analysisutil.TakesContext(fn.Type().(*types.Signature)) &&
 		(r.local[fn] || r.pass.ImportObjectFact(fn.Origin(), new(CarriesCancel))) {
 		return false
 	}

@@ -237,7 +237,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for fn := range r.local {
 		// Functions taking a context are context-bound at every call site;
 		// the fact is for those that reach cancellation another way.
-		if !takesContext(fn.Type().(*types.Signature)) {
+		if !analysisutil.TakesContext(fn.Type().(*types.Signature)) {
 			pass.ExportObjectFact(fn, new(CarriesCancel))
 		}
 	}
@@ -323,16 +323,6 @@ func (f *Func) shadows(name string) bool {
 			if tuple.At(i).Name() == name {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func takesContext(sig *types.Signature) bool {
-	for i := range sig.Params().Len() {
-		t := sig.Params().At(i).Type()
-		if analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t) {
-			return true
 		}
 	}
 	return false

@@ -222,15 +222,7 @@ func (a *analysis) add(c inspector.Cursor, g *Goroutine) {
 		return
 	}
 	g.Owner = f
-	for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
-		if n := e.Node(); n == f.Node {
-			break
-		} else if _, ok := n.(*ast.FuncLit); ok {
-			break
-		} else if n != c.Node() && g.Loop == nil {
-			g.Loop = n.(ast.Stmt)
-		}
-	}
+	g.Loop = analysisutil.EnclosingLoop(c)
 	o := a.ownerOf(f)
 	if o == nil {
 		return
