@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 
+	goanalysis "golang.org/x/tools/go/analysis"
+
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
@@ -125,24 +127,8 @@ func (a *analysis) signals(call *ast.CallExpr) []int {
 	if fn == nil {
 		return nil
 	}
-	var idx []int
-	if fn.Pkg() == a.pass.Pkg {
-		if s := a.summaryOf(fn); s != nil {
-			idx = sortedKeys(s.joins)
-		}
-	} else {
-		var f JoinsParam
-		if a.pass.ImportObjectFact(fn.Origin(), &f) {
-			idx = f.Params
-		}
-	}
-	var out []int
-	for _, i := range idx {
-		if i < len(call.Args) {
-			out = append(out, i)
-		}
-	}
-	return out
+	var f JoinsParam
+	return a.argIndexes(call, fn, func(s *summary) map[int]bool { return s.joins }, &f, &f.Params)
 }
 
 // spawnArgs returns the argument indexes of call that the callee runs in a
@@ -152,16 +138,21 @@ func (a *analysis) spawnArgs(call *ast.CallExpr) []int {
 	if fn == nil || knownJoiner(fn) {
 		return nil
 	}
+	var f Spawns
+	return a.argIndexes(call, fn, func(s *summary) map[int]bool { return s.spawns }, &f, &f.Params)
+}
+
+// argIndexes returns the parameter indexes of fn that local picks from its
+// summary (a function of this package) or that fact, once imported, lists
+// in *params, keeping those call actually passes.
+func (a *analysis) argIndexes(call *ast.CallExpr, fn *types.Func, local func(*summary) map[int]bool, fact goanalysis.Fact, params *[]int) []int {
 	var idx []int
 	if fn.Pkg() == a.pass.Pkg {
 		if s := a.summaryOf(fn); s != nil {
-			idx = sortedKeys(s.spawns)
+			idx = sortedKeys(local(s))
 		}
-	} else {
-		var f Spawns
-		if a.pass.ImportObjectFact(fn.Origin(), &f) {
-			idx = f.Params
-		}
+	} else if a.pass.ImportObjectFact(fn.Origin(), fact) {
+		idx = *params
 	}
 	var out []int
 	for _, i := range idx {
