@@ -62,12 +62,7 @@ func (s *state) checkPassedOn(body []ast.Stmt, ctx, errExpr ast.Expr, generic bo
 			if kind == "sentinel" && !timeout || !timeout && !generic {
 				continue
 			}
-			what := "the context's end"
-			if ctx != nil {
-				what = types.ExprString(ctx) + "'s end"
-			} else if errExpr != nil {
-				what = "the cancellation in " + types.ExprString(errExpr)
-			}
+			what := endOf(ctx, errExpr)
 			var msg string
 			if timeout {
 				msg = fmt.Sprintf("%s, %s, reports %s as a timeout: a canceled request is counted and retried as a timeout, and errors.Is(err, context.Canceled) is false; wrap the cause too", types.ExprString(e), how, what)

@@ -79,12 +79,7 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 		if !timeout && !generic {
 			continue
 		}
-		what := "the context's end"
-		if ctx != nil {
-			what = types.ExprString(ctx) + "'s end"
-		} else if errExpr != nil {
-			what = "the cancellation in " + types.ExprString(errExpr)
-		}
+		what := endOf(ctx, errExpr)
 		var msg string
 		if timeout {
 			msg = fmt.Sprintf("%s reports %s as a timeout: a canceled request (the client left, shutdown) is counted and retried as a timeout, and errors.Is(err, context.Canceled) is false; wrap the cause too", types.ExprString(e), what)
@@ -333,4 +328,17 @@ func (s *state) wrapCauseFixes(e, ctx, errExpr ast.Expr) []analysis.SuggestedFix
 		}
 	}
 	return fixes
+}
+
+// endOf describes, for messages, the end of a context that a new error
+// replaces: that of ctx when it is known, else the cancellation errExpr
+// carries.
+func endOf(ctx, errExpr ast.Expr) string {
+	switch {
+	case ctx != nil:
+		return types.ExprString(ctx) + "'s end"
+	case errExpr != nil:
+		return "the cancellation in " + types.ExprString(errExpr)
+	}
+	return "the context's end"
 }
