@@ -496,17 +496,11 @@ func (l *lease) exitFix(out *outcome, release string) (analysis.SuggestedFix, bo
 		if out.failed[ret] || !l.visibleAt(ret.Pos()) || l.usesLease(ret) {
 			return analysis.SuggestedFix{}, false
 		}
-		c, ok := l.f.cur.FindNode(ret)
+		edit, ok := l.f.releaseBefore(src, ret, release)
 		if !ok {
 			return analysis.SuggestedFix{}, false
 		}
-		switch c.Parent().Node().(type) {
-		case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
-		default:
-			return analysis.SuggestedFix{}, false
-		}
-		indent := analysisutil.Indent(pass.Fset, src, ret.Pos())
-		edits = append(edits, analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)})
+		edits = append(edits, edit)
 	}
 	if loop != nil {
 		body := loopBody(loop)

@@ -307,17 +307,11 @@ func (f *function) lockFix(out *outcome, call *ast.CallExpr, recv ast.Expr, key 
 		if out.failed[ret] || analysisutil.ReferencesObject(f.info(), ret, key[0]) {
 			return analysis.SuggestedFix{}, false
 		}
-		c, ok := f.cur.FindNode(ret)
+		edit, ok := f.releaseBefore(src, ret, release)
 		if !ok {
 			return analysis.SuggestedFix{}, false
 		}
-		switch c.Parent().Node().(type) {
-		case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
-		default:
-			return analysis.SuggestedFix{}, false
-		}
-		indent := analysisutil.Indent(pass.Fset, src, ret.Pos())
-		edits = append(edits, analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)})
+		edits = append(edits, edit)
 	}
 	return analysis.SuggestedFix{Message: "Call " + release + " before returning", TextEdits: edits}, true
 }
@@ -337,4 +331,21 @@ func deferredOrCalled(c inspector.Cursor) bool {
 		return false
 	}
 	return true
+}
+
+// releaseBefore returns the edit that puts release on its own line just
+// before ret, or false when ret does not sit directly in a statement list
+// (a release there would need braces).
+func (f *function) releaseBefore(src []byte, ret *ast.ReturnStmt, release string) (analysis.TextEdit, bool) {
+	c, ok := f.cur.FindNode(ret)
+	if !ok {
+		return analysis.TextEdit{}, false
+	}
+	switch c.Parent().Node().(type) {
+	case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+	default:
+		return analysis.TextEdit{}, false
+	}
+	indent := analysisutil.Indent(f.s.pass.Fset, src, ret.Pos())
+	return analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)}, true
 }
