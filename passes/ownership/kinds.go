@@ -195,6 +195,16 @@ var acquirers = []acquirer{
 	{rtLease, "Reaper", "Owned", 0, KindLease},
 }
 
+// acquirersByName indexes acquirers by function name: Acquisition is asked
+// about every call the checks look at.
+var acquirersByName = func() map[string][]acquirer {
+	m := make(map[string][]acquirer)
+	for _, a := range acquirers {
+		m[a.name] = append(m[a.name], a)
+	}
+	return m
+}()
+
 // Acquisition describes a call that acquires a lease.
 type Acquisition struct {
 	Kind  *Kind
@@ -220,10 +230,7 @@ func (r *Result) Acquisition(call *ast.CallExpr) *Acquisition {
 		}
 		return &Acquisition{Kind: k, Index: idx, Err: analysisutil.ErrorResult(sig), Name: FuncName(fn), Fn: fn}
 	}
-	for _, a := range acquirers {
-		if a.name != fn.Name() {
-			continue
-		}
+	for _, a := range acquirersByName[fn.Name()] {
 		if a.recv == "" && analysisutil.IsFunc(fn, a.pkg, a.name) ||
 			a.recv != "" && analysisutil.IsMethod(fn, a.pkg, a.recv, a.name) {
 			return mk(a.kind, a.idx)

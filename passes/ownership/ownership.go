@@ -111,11 +111,6 @@ func (r *Result) FieldReleased(field *types.Var) bool { return r.releasedFields[
 // or releases a semaphore somewhere in its body.
 func (r *Result) Unlocks(fn *types.Func) bool { return r.unlocks[fn.Origin()] }
 
-type funcInfo struct {
-	obj  *types.Func
-	decl *ast.FuncDecl
-}
-
 func run(pass *analysis.Pass) (any, error) {
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	r := &Result{
@@ -127,14 +122,16 @@ func run(pass *analysis.Pass) (any, error) {
 		releasedFields: make(map[*types.Var]bool),
 		unlocks:        make(map[*types.Func]bool),
 	}
-	var funcs []funcInfo
+	var funcs []*summary
 	for c := range ins.Root().Preorder((*ast.FuncDecl)(nil)) {
 		d := c.Node().(*ast.FuncDecl)
 		obj, _ := pass.TypesInfo.Defs[d.Name].(*types.Func)
 		if d.Body == nil || obj == nil {
 			continue
 		}
-		funcs = append(funcs, funcInfo{obj, d})
+		if s := r.summarize(obj, d); s != nil {
+			funcs = append(funcs, s)
+		}
 	}
 	// Field selections, for releasedFields.
 	type fieldUse struct {
@@ -169,6 +166,10 @@ func run(pass *analysis.Pass) (any, error) {
 		return true
 	})
 
+	// The facts of one function depend on those of its callees in this
+	// package and on which fields are released, so iterate to a fixed
+	// point. Each round only re-classifies the uses summarize collected;
+	// no function body is walked again.
 	for changed := true; changed; {
 		changed = false
 		for _, fu := range fieldUses {
@@ -181,20 +182,17 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 		for _, f := range funcs {
-			params := f.obj.Type().(*types.Signature).Params()
-			for i := range params.Len() {
-				p := params.At(i)
-				if p.Name() == "" || p.Name() == "_" || slices.Contains(r.consumes[f.obj], i) || !mayHoldLease(p.Type()) {
+			for _, p := range f.params {
+				if slices.Contains(r.consumes[f.obj], p.index) {
 					continue
 				}
-				objs := r.Aliases(f.decl.Body, map[types.Object]bool{p: true})
-				if r.UseOf(f.decl.Body, objs, generic) != Borrow {
-					r.consumes[f.obj] = append(r.consumes[f.obj], i)
+				if r.paramUse(p) != Borrow {
+					r.consumes[f.obj] = append(r.consumes[f.obj], p.index)
 					changed = true
 				}
 			}
-			if r.returns[f.obj] == nil {
-				if rl := r.computeReturns(f.decl); rl != nil {
+			if r.returns[f.obj] == nil && len(f.returns) > 0 {
+				if rl := r.computeReturns(f); rl != nil {
 					r.returns[f.obj] = rl
 					changed = true
 				}
@@ -263,42 +261,25 @@ func mayHoldLeaseDepth(t types.Type, depth int) bool {
 	return false
 }
 
-// computeReturns returns the ReturnsLease fact of decl, or nil: some return
+// computeReturns returns the ReturnsLease fact of f, or nil: some return
 // statement returns, in one result, a lease the function acquired and did
 // not also hand to someone else.
-func (r *Result) computeReturns(decl *ast.FuncDecl) *ReturnsLease {
-	sig := r.info.Defs[decl.Name].Type().(*types.Signature)
-	if sig.Results().Len() == 0 {
-		return nil
-	}
+func (r *Result) computeReturns(f *summary) *ReturnsLease {
+	sig := f.obj.Type().(*types.Signature)
+	decl := f.decl
 	// Variables holding a lease acquired in this function.
 	held := make(map[types.Object]*Kind)
-	var returns []*ast.ReturnStmt
-	ast.Inspect(decl.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			returns = append(returns, n)
-		case *ast.AssignStmt:
-			if len(n.Rhs) != 1 {
-				return true
-			}
-			call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			if a := r.Acquisition(call); a != nil && a.Index < len(n.Lhs) && len(n.Lhs) > 1 || a != nil && len(n.Lhs) == 1 && a.Index == 0 {
-				if id, ok := n.Lhs[a.Index].(*ast.Ident); ok && id.Name != "_" {
-					if v := r.info.ObjectOf(id); v != nil {
-						held[v] = a.Kind
-					}
+	for _, n := range f.assigns {
+		call := ast.Unparen(n.Rhs[0]).(*ast.CallExpr)
+		if a := r.Acquisition(call); a != nil && a.Index < len(n.Lhs) && len(n.Lhs) > 1 || a != nil && len(n.Lhs) == 1 && a.Index == 0 {
+			if id, ok := n.Lhs[a.Index].(*ast.Ident); ok && id.Name != "_" {
+				if v := r.info.ObjectOf(id); v != nil {
+					held[v] = a.Kind
 				}
 			}
 		}
-		return true
-	})
-	for _, ret := range returns {
+	}
+	for _, ret := range f.returns {
 		if len(ret.Results) == 1 && sig.Results().Len() > 1 {
 			if call, ok := ast.Unparen(ret.Results[0]).(*ast.CallExpr); ok {
 				if a := r.Acquisition(call); a != nil {

@@ -1,0 +1,174 @@
+package ownership
+
+import (
+	"go/ast"
+	"go/types"
+	"slices"
+)
+
+// A summary holds what the fixed point of run needs of one function,
+// collected by at most two walks of its body, so that the rounds of the
+// fixed point only re-classify uses instead of re-walking every body.
+type summary struct {
+	obj  *types.Func
+	decl *ast.FuncDecl
+	// params are the parameters that may hold a lease, with their uses.
+	params []*paramUses
+	// returns are the function's return statements and assigns the
+	// assignments of a single call's results (x, err := f()), both outside
+	// function literals; returns is empty when the function has no results.
+	returns []*ast.ReturnStmt
+	assigns []*ast.AssignStmt
+}
+
+// paramUses are the uses, in its function's body, of parameter index and
+// of the local variables that alias it.
+type paramUses struct {
+	index int
+	objs  map[types.Object]bool
+	uses  [][]ast.Node // the path from the body to each identifier naming objs
+}
+
+// summarize returns the summary of fn, declared by decl, or nil when fn can
+// neither consume a parameter nor return a lease.
+func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *summary {
+	sig := fn.Type().(*types.Signature)
+	s := &summary{obj: fn, decl: decl}
+	for i := range sig.Params().Len() {
+		p := sig.Params().At(i)
+		if p.Name() != "" && p.Name() != "_" && mayHoldLease(p.Type()) {
+			s.params = append(s.params, &paramUses{index: i, objs: map[types.Object]bool{p: true}})
+		}
+	}
+	wantReturns := sig.Results().Len() > 0
+	if len(s.params) == 0 && !wantReturns {
+		return nil
+	}
+
+	// First walk: direct assignments between variables (for aliases), and
+	// the return statements and call assignments outside function literals.
+	aliasOf := make(map[types.Object][]*types.Var)
+	var stack []ast.Node
+	lits := 0
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		if n == nil {
+			if _, ok := stack[len(stack)-1].(*ast.FuncLit); ok {
+				lits--
+			}
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
+		var lhs, rhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			lits++
+		case *ast.ReturnStmt:
+			if lits == 0 && wantReturns {
+				s.returns = append(s.returns, n)
+			}
+		case *ast.AssignStmt:
+			lhs, rhs = n.Lhs, n.Rhs
+			if lits == 0 && wantReturns && len(n.Rhs) == 1 {
+				if _, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
+					s.assigns = append(s.assigns, n)
+				}
+			}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				lhs = append(lhs, id)
+			}
+			rhs = n.Values
+		}
+		if len(s.params) > 0 && len(lhs) == len(rhs) {
+			r.aliasEdges(aliasOf, lhs, rhs)
+		}
+		return true
+	})
+	if len(s.returns) == 0 {
+		s.assigns = nil
+		if len(s.params) == 0 {
+			return nil
+		}
+	}
+	if len(s.params) == 0 {
+		return s
+	}
+
+	// Aliases of each parameter: what its assignments reach.
+	all := make(map[types.Object]bool)
+	for _, p := range s.params {
+		work := []types.Object{sig.Params().At(p.index)}
+		for len(work) > 0 {
+			o := work[len(work)-1]
+			work = work[:len(work)-1]
+			all[o] = true
+			for _, v := range aliasOf[o] {
+				if !p.objs[v] {
+					p.objs[v] = true
+					work = append(work, v)
+				}
+			}
+		}
+	}
+
+	// Second walk: the uses of the parameters and their aliases.
+	stack = stack[:0]
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
+		if id, ok := n.(*ast.Ident); ok {
+			if o := r.info.Uses[id]; o != nil && all[o] {
+				st := slices.Clone(stack)
+				for _, p := range s.params {
+					if p.objs[o] {
+						p.uses = append(p.uses, st)
+					}
+				}
+			}
+		}
+		return true
+	})
+	return s
+}
+
+// aliasEdges records in aliasOf, for the assignment lhs = rhs (of equal
+// lengths), which local variables are assigned another variable directly
+// (w := v, w = v, var w = v), as Aliases follows them.
+func (r *Result) aliasEdges(aliasOf map[types.Object][]*types.Var, lhs, rhs []ast.Expr) {
+	for i, rv := range rhs {
+		id, ok := ast.Unparen(rv).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		from := r.info.Uses[id]
+		if from == nil {
+			continue
+		}
+		lid, ok := lhs[i].(*ast.Ident)
+		if !ok || lid.Name == "_" {
+			continue
+		}
+		if v, ok := r.info.ObjectOf(lid).(*types.Var); ok && r.isLocal(v) {
+			aliasOf[from] = append(aliasOf[from], v)
+		}
+	}
+}
+
+// paramUse returns the strongest use the function makes of parameter p, as
+// UseOf would over the function's body.
+func (r *Result) paramUse(p *paramUses) Use {
+	best := Borrow
+	for _, st := range p.uses {
+		if u := r.classify(st, generic, p.objs); u > best {
+			best = u
+			if best == HandOff {
+				break
+			}
+		}
+	}
+	return best
+}
