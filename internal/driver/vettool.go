@@ -248,6 +248,9 @@ func vetTool(checks []analyzers.Check, args []string) int {
 	// Register the fact types of checks that are off, as unitchecker does
 	// for checks turned off by flag, in case imported vetx files hold them.
 	registerFacts(checks)
+	if unit.VetxOnly {
+		selected = factProducers(selected)
+	}
 	unitchecker.Main(guard(selected)...) // exits
 	return 0
 }
@@ -283,6 +286,33 @@ func toolID(configPath string) ([]byte, error) {
 		}
 	}
 	return h.Sum(nil), nil
+}
+
+// factProducers returns the analyzers among roots and what they require
+// that export facts. A unit vetted only for its facts (a dependency of the
+// packages asked for) needs nothing else: unitchecker keeps every analyzer
+// that merely requires a fact producer, so without this each dependency
+// would run every check only to throw its findings away.
+func factProducers(roots []*analysis.Analyzer) []*analysis.Analyzer {
+	seen := make(map[*analysis.Analyzer]bool)
+	var out []*analysis.Analyzer
+	var visit func(a *analysis.Analyzer)
+	visit = func(a *analysis.Analyzer) {
+		if seen[a] {
+			return
+		}
+		seen[a] = true
+		for _, r := range a.Requires {
+			visit(r)
+		}
+		if len(a.FactTypes) > 0 {
+			out = append(out, a)
+		}
+	}
+	for _, a := range roots {
+		visit(a)
+	}
+	return out
 }
 
 func registerFacts(checks []analyzers.Check) {

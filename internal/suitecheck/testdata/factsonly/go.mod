@@ -1,0 +1,3 @@
+module example.com/xf
+
+go 1.22
