@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
@@ -67,7 +68,8 @@ type Result struct {
 	extra          []*Extra
 	consumes       map[*types.Func][]int
 	returns        map[*types.Func]*ReturnsLease
-	releasedFields map[*types.Var]bool
+	releasedFields map[*types.Var]bool // unexported fields that may hold a lease
+	msets          *typeutil.MethodSetCache
 	unlocks        map[*types.Func]bool
 }
 
@@ -103,10 +105,6 @@ func (r *Result) returnsLease(fn *types.Func) (int, *Kind) {
 	return -1, nil
 }
 
-// FieldReleased reports whether field, of a type of this package, is
-// released somewhere in the package.
-func (r *Result) FieldReleased(field *types.Var) bool { return r.releasedFields[field] }
-
 // Unlocks reports whether fn, a function of this package, unlocks a mutex
 // or releases a semaphore somewhere in its body.
 func (r *Result) Unlocks(fn *types.Func) bool { return r.unlocks[fn.Origin()] }
@@ -120,6 +118,7 @@ func run(pass *analysis.Pass) (any, error) {
 		consumes:       make(map[*types.Func][]int),
 		returns:        make(map[*types.Func]*ReturnsLease),
 		releasedFields: make(map[*types.Var]bool),
+		msets:          new(typeutil.MethodSetCache),
 		unlocks:        make(map[*types.Func]bool),
 	}
 	var funcs []*summary
@@ -150,7 +149,9 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 		switch s.Kind() {
 		case types.FieldVal:
-			if v, ok := s.Obj().(*types.Var); ok && v.Pkg() == pass.Pkg {
+			// typeReleases asks only about unexported fields that can
+			// hold a lease; an exported one may be released by importers.
+			if v, ok := s.Obj().(*types.Var); ok && v.Pkg() == pass.Pkg && !v.Exported() && mayHoldLease(v.Type()) {
 				st := append(slices.Clone(stack), sel.Sel)
 				fieldUses = append(fieldUses, fieldUse{v, st})
 			}

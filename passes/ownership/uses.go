@@ -239,7 +239,7 @@ func (r *Result) classify(stack []ast.Node, k *Kind, objs map[types.Object]bool)
 		if p.Type == nil {
 			return Borrow // a type switch
 		}
-		if hasReleaseMethod(r.info.TypeOf(p.Type)) {
+		if r.hasReleaseMethod(r.info.TypeOf(p.Type)) {
 			return HandOff
 		}
 		return Borrow
@@ -276,11 +276,11 @@ func (r *Result) argUse(call *ast.CallExpr, ai int) Use {
 		// A function value: we cannot see what it does, but it can only
 		// release what its parameter type lets it release.
 		sig, _ := r.info.TypeOf(call.Fun).Underlying().(*types.Signature)
-		return dynamicUse(sig, ai)
+		return r.dynamicUse(sig, ai)
 	}
 	sig := fn.Type().(*types.Signature)
 	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
-		return dynamicUse(sig, ai) // dynamic dispatch
+		return r.dynamicUse(sig, ai) // dynamic dispatch
 	}
 	n := sig.Params().Len()
 	pi := ai
@@ -301,7 +301,7 @@ func (r *Result) argUse(call *ast.CallExpr, ai int) Use {
 // parameter's type offers a release method (io.Closer, io.ReadCloser), is a
 // function (a cancel function), or is empty (any); an io.Reader parameter
 // only borrows.
-func dynamicUse(sig *types.Signature, ai int) Use {
+func (r *Result) dynamicUse(sig *types.Signature, ai int) Use {
 	if sig == nil {
 		return HandOff
 	}
@@ -323,7 +323,7 @@ func dynamicUse(sig *types.Signature, ai int) Use {
 	case *types.Signature, *types.Pointer, *types.Struct, *types.Chan, *types.Map, *types.Slice:
 		return HandOff
 	case *types.Interface:
-		if u.NumMethods() == 0 || hasReleaseMethod(t) {
+		if u.NumMethods() == 0 || r.hasReleaseMethod(t) {
 			return HandOff
 		}
 		return Borrow
@@ -395,11 +395,8 @@ func (r *Result) typeReleases(t types.Type, field *types.Var) bool {
 	if !ok {
 		return true // an anonymous struct: be quiet
 	}
-	ms := types.NewMethodSet(types.NewPointer(named))
-	for i := range ms.Len() {
-		if slices.Contains(genericRelease, ms.At(i).Obj().Name()) {
-			return true
-		}
+	if r.hasReleaseMethod(types.NewPointer(named)) {
+		return true
 	}
 	if field != nil && (r.releasedFields[field] || field.Exported()) {
 		return true // released here, or maybe by importers of the package
@@ -415,16 +412,16 @@ func (r *Result) typeReleases(t types.Type, field *types.Var) bool {
 }
 
 // hasReleaseMethod reports whether t (or *t) has a release-named method.
-func hasReleaseMethod(t types.Type) bool {
+func (r *Result) hasReleaseMethod(t types.Type) bool {
 	if t == nil {
 		return true
 	}
-	ms := types.NewMethodSet(t)
 	if !types.IsInterface(t) {
 		if _, isPtr := t.Underlying().(*types.Pointer); !isPtr {
-			ms = types.NewMethodSet(types.NewPointer(t))
+			t = types.NewPointer(t)
 		}
 	}
+	ms := r.msets.MethodSet(t)
 	for i := range ms.Len() {
 		if slices.Contains(genericRelease, ms.At(i).Obj().Name()) {
 			return true
