@@ -66,7 +66,7 @@ func (st *state) computeSleepers() {
 		}
 		if found {
 			st.sleepers[f.Obj] = true
-			st.pass.ExportObjectFact(f.Obj, new(Sleeps))
+			analysisutil.ExportFuncFact(st.pass, f.Obj, new(Sleeps))
 		}
 	}
 }
@@ -118,7 +118,7 @@ func (st *state) computeFacts() {
 	// bool. The others stay in st.checks for calls within the package.
 	for fn := range st.checks {
 		if returnsBool(fn) {
-			st.pass.ExportObjectFact(fn, new(ChecksContext))
+			analysisutil.ExportFuncFact(st.pass, fn, new(ChecksContext))
 		}
 	}
 }

@@ -238,12 +238,12 @@ func run(pass *analysis.Pass) (any, error) {
 		// Functions taking a context are context-bound at every call site;
 		// the fact is for those that reach cancellation another way.
 		if !analysisutil.TakesContext(fn.Type().(*types.Signature)) {
-			pass.ExportObjectFact(fn, new(CarriesCancel))
+			analysisutil.ExportFuncFact(pass, fn, new(CarriesCancel))
 		}
 	}
 	for fn := range r.valuesOnly {
 		if !r.local[fn] {
-			pass.ExportObjectFact(fn, new(NoCancel))
+			analysisutil.ExportFuncFact(pass, fn, new(NoCancel))
 		}
 	}
 	return r, nil

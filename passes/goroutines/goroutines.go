@@ -235,18 +235,21 @@ func (a *analysis) add(c inspector.Cursor, g *Goroutine) {
 // functions.
 func (a *analysis) exportFacts() {
 	for fn := range a.decls {
+		if !fn.Exported() {
+			continue // only importers read facts; see analysisutil.ExportFuncFact
+		}
 		s := a.summaryOf(fn)
 		if s == nil {
 			continue
 		}
 		if p := sortedKeys(s.joins); len(p) > 0 {
-			a.pass.ExportObjectFact(fn, &JoinsParam{Params: p})
+			analysisutil.ExportFuncFact(a.pass, fn, &JoinsParam{Params: p})
 		}
 		if p := sortedKeys(s.spawns); len(p) > 0 {
-			a.pass.ExportObjectFact(fn, &Spawns{Params: p})
+			analysisutil.ExportFuncFact(a.pass, fn, &Spawns{Params: p})
 		}
 		if s.bound {
-			a.pass.ExportObjectFact(fn, new(Bound))
+			analysisutil.ExportFuncFact(a.pass, fn, new(Bound))
 		}
 	}
 }

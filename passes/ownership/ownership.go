@@ -203,10 +203,10 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, f := range funcs {
 		if ps := r.consumes[f.obj]; len(ps) > 0 {
 			slices.Sort(ps)
-			pass.ExportObjectFact(f.obj, &Consumes{Params: ps})
+			analysisutil.ExportFuncFact(pass, f.obj, &Consumes{Params: ps})
 		}
 		if rl := r.returns[f.obj]; rl != nil {
-			pass.ExportObjectFact(f.obj, rl)
+			analysisutil.ExportFuncFact(pass, f.obj, rl)
 		}
 	}
 	return r, nil
@@ -246,8 +246,22 @@ func mayHoldLeaseDepth(t types.Type, depth int) bool {
 		return false
 	}
 	switch u := t.Underlying().(type) {
-	case *types.Interface, *types.Signature, *types.Struct:
+	case *types.Interface:
 		return true
+	case *types.Struct:
+		return true // any struct may be a configured lease
+	case *types.Signature:
+		// The only leases released by calling them are cancel functions,
+		// func() and func(cause error); a func(rune) bool holds none,
+		// unless its named type has methods (a configured lease).
+		if n, ok := types.Unalias(t).(*types.Named); ok && n.NumMethods() > 0 {
+			return true
+		}
+		if u.Results().Len() > 0 {
+			return false
+		}
+		ps := u.Params()
+		return ps.Len() == 0 || ps.Len() == 1 && !u.Variadic() && analysisutil.IsErrorInterface(ps.At(0).Type())
 	case *types.Pointer:
 		return mayHoldLeaseDepth(u.Elem(), depth+1)
 	case *types.Slice:
