@@ -23,5 +23,7 @@
 // Two facts cross package boundaries: Consumes marks functions that release
 // or take ownership of some of their parameters ("releases its parameter
 // N"), and ReturnsLease marks functions that return a lease they acquired,
-// which their callers then own and must release.
+// which their callers then own and must release. Both are exported only for
+// functions and methods other packages can name; calls within the package
+// are answered from the pass's own summaries.
 package ownership

@@ -67,3 +67,36 @@ func (k *Keeper) Shared(name string) (*os.File, error) {
 	k.files = append(k.files, f)
 	return f, nil
 }
+
+// Stop calls its func() parameter, which may be a cancel function.
+func Stop(stop func()) { stop() } // want Stop:"releases its parameter 0"
+
+// Abort calls its func(error) parameter, which may be a CancelCauseFunc.
+func Abort(abort func(error), err error) { abort(err) } // want Abort:"releases its parameter 0"
+
+// Count calls a predicate, which cannot be a cancel function: no fact.
+func Count(s string, pred func(rune) bool) int {
+	n := 0
+	for _, r := range s {
+		if pred(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// Token is a named function type with a release method (a configured
+// lease may be one): calling code may release it.
+type Token func(rune) bool
+
+func (Token) Release() {}
+
+func Use(t Token) { t.Release() } // want Use:"releases its parameter 0"
+
+// closeQuietly releases its parameter, but no other package can call it:
+// no fact, callers in this package use the pass's own summary.
+func closeQuietly(c io.Closer) { c.Close() }
+
+// CloseAll calls the unexported helper: the summary of closeQuietly makes
+// it release its parameter too.
+func CloseAll(c io.Closer) { closeQuietly(c) } // want CloseAll:"releases its parameter 0"
