@@ -58,7 +58,7 @@ func (s *state) checkPassedOn(body []ast.Stmt, ctx, errExpr ast.Expr, generic bo
 			if kind == "" {
 				continue
 			}
-			timeout := timeoutWord.MatchString(name)
+			timeout := timeoutWord().MatchString(name)
 			if kind == "sentinel" && !timeout || !timeout && !generic {
 				continue
 			}

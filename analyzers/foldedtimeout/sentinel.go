@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"regexp"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -16,7 +15,7 @@ import (
 )
 
 // timeoutWord matches names and messages that say "timeout".
-var timeoutWord = regexp.MustCompile(`(?i)time[ds]?[ _-]?out|deadline`)
+var timeoutWord = analysisutil.LazyRegexp(`(?i)time[ds]?[ _-]?out|deadline`)
 
 // checkDoneClause reports `case <-ctx.Done(): return ErrX` where ErrX is a
 // new error or sentinel that does not carry the context's end.
@@ -75,7 +74,7 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 		if kind == "" {
 			continue
 		}
-		timeout := timeoutWord.MatchString(name)
+		timeout := timeoutWord().MatchString(name)
 		if !timeout && !generic {
 			continue
 		}
@@ -111,7 +110,7 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 			// Another constructor: a timeout only when an argument names
 			// one (status.Error(codes.DeadlineExceeded, ...)).
 			for _, a := range e.Args {
-				if id := nameOf(a); id != "" && timeoutWord.MatchString(id) && ctxflow.ContextSentinel(s.info, a) == "" {
+				if id := nameOf(a); id != "" && timeoutWord().MatchString(id) && ctxflow.ContextSentinel(s.info, a) == "" {
 					return "error", id
 				}
 			}

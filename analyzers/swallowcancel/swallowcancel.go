@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"regexp"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -131,12 +130,12 @@ func (s *state) inTest(pos token.Pos) bool {
 // the work is stopped: "Run returns nil when ctx is canceled", "returns nil
 // on shutdown", "errors are ignored (best effort)".
 var (
-	quietEnd = regexp.MustCompile(`(?i)\b(cancel\w*|shut ?down\w*|stop\w*|done|context|ctx|exit\w*|terminat\w*|clos\w*|graceful\w*)\b`)
-	quietNil = regexp.MustCompile(`\bnil\b`)
+	quietEnd = analysisutil.LazyRegexp(`(?i)\b(cancel\w*|shut ?down\w*|stop\w*|done|context|ctx|exit\w*|terminat\w*|clos\w*|graceful\w*)\b`)
+	quietNil = analysisutil.LazyRegexp(`\bnil\b`)
 	// "Run blocks until ctx is canceled": the end of the context is the
 	// normal end of the function.
-	quietUntil = regexp.MustCompile(`(?i)\b(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*(\b(ctx|context)\b.*\b(cancel\w*|done|clos\w*|ends?|expires?)\b|\bcancel\w*|\bshut ?down\w*|\bstop(ped|s)?\b)`)
-	bestEffor  = regexp.MustCompile(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
+	quietUntil = analysisutil.LazyRegexp(`(?i)\b(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*(\b(ctx|context)\b.*\b(cancel\w*|done|clos\w*|ends?|expires?)\b|\bcancel\w*|\bshut ?down\w*|\bstop(ped|s)?\b)`)
+	bestEffor  = analysisutil.LazyRegexp(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
 )
 
 // mayEndQuietly reports whether f may end without an error on
@@ -150,11 +149,11 @@ func (s *state) mayEndQuietly(f *ctxflow.Func) bool {
 	}
 	if d, ok := f.Node.(*ast.FuncDecl); ok && d.Doc != nil {
 		text := strings.ReplaceAll(d.Doc.Text(), "\n", " ")
-		if bestEffor.MatchString(text) {
+		if bestEffor().MatchString(text) {
 			return true
 		}
 		for _, sentence := range strings.Split(text, ". ") {
-			if quietNil.MatchString(sentence) && quietEnd.MatchString(sentence) || quietUntil.MatchString(sentence) {
+			if quietNil().MatchString(sentence) && quietEnd().MatchString(sentence) || quietUntil().MatchString(sentence) {
 				return true
 			}
 		}
