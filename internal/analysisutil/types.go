@@ -118,6 +118,26 @@ func Imports(pkg *types.Package, path string) bool {
 	return false
 }
 
+// Reaches reports whether pkg imports path directly or through its
+// dependencies.
+func Reaches(pkg *types.Package, path string) bool {
+	seen := make(map[*types.Package]bool)
+	var visit func(p *types.Package) bool
+	visit = func(p *types.Package) bool {
+		if seen[p] {
+			return false
+		}
+		seen[p] = true
+		for _, imp := range p.Imports() {
+			if imp.Path() == path || visit(imp) {
+				return true
+			}
+		}
+		return false
+	}
+	return visit(pkg)
+}
+
 // ObjectOfIdent returns the object an expression names when it is a plain
 // identifier (possibly parenthesised), or nil.
 func ObjectOfIdent(info *types.Info, e ast.Expr) types.Object {

@@ -160,9 +160,13 @@ func run(pass *analysis.Pass) (any, error) {
 
 	var returns []*returnSite
 	var stack []*Func
-	filter := []ast.Node{
-		(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil),
-		(*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil), (*ast.ReturnStmt)(nil),
+	filter := []ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}
+	// Every source of cancellation (a context, a request, a group, a
+	// function with the CarriesCancel fact) needs package context: without
+	// it in reach (runtime, most of the low-level standard library) no
+	// value carries cancellation, and only the functions are needed.
+	if analysisutil.Reaches(pass.Pkg, "context") {
+		filter = append(filter, (*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil), (*ast.ReturnStmt)(nil))
 	}
 	for c := range ins.Root().Preorder(filter...) {
 		n := c.Node()
