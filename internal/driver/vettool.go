@@ -245,8 +245,6 @@ func vetTool(checks []analyzers.Check, args []string) int {
 	}
 	os.Args = append(os.Args, cfgFile)
 	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
-	// Register the fact types of checks that are off, as unitchecker does
-	// for checks turned off by flag, in case imported vetx files hold them.
 	registerFacts(checks)
 	if unit.VetxOnly {
 		selected = factProducers(selected)
@@ -294,6 +292,33 @@ func toolID(configPath string) ([]byte, error) {
 // that merely requires a fact producer, so without this each dependency
 // would run every check only to throw its findings away.
 func factProducers(roots []*analysis.Analyzer) []*analysis.Analyzer {
+	var out []*analysis.Analyzer
+	for _, a := range required(roots) {
+		if len(a.FactTypes) > 0 {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// registerFacts registers with gob the fact types of every check, on or
+// off, as unitchecker does for checks turned off by flag, in case imported
+// vetx files hold them.
+func registerFacts(checks []analyzers.Check) {
+	roots := make([]*analysis.Analyzer, len(checks))
+	for i, c := range checks {
+		roots[i] = c.Analyzer
+	}
+	for _, a := range required(roots) {
+		for _, f := range a.FactTypes {
+			gob.Register(f)
+		}
+	}
+}
+
+// required returns roots and everything they require, each once, every
+// analyzer after those it requires.
+func required(roots []*analysis.Analyzer) []*analysis.Analyzer {
 	seen := make(map[*analysis.Analyzer]bool)
 	var out []*analysis.Analyzer
 	var visit func(a *analysis.Analyzer)
@@ -305,32 +330,10 @@ func factProducers(roots []*analysis.Analyzer) []*analysis.Analyzer {
 		for _, r := range a.Requires {
 			visit(r)
 		}
-		if len(a.FactTypes) > 0 {
-			out = append(out, a)
-		}
+		out = append(out, a)
 	}
 	for _, a := range roots {
 		visit(a)
 	}
 	return out
-}
-
-func registerFacts(checks []analyzers.Check) {
-	seen := make(map[*analysis.Analyzer]bool)
-	var visit func(a *analysis.Analyzer)
-	visit = func(a *analysis.Analyzer) {
-		if seen[a] {
-			return
-		}
-		seen[a] = true
-		for _, f := range a.FactTypes {
-			gob.Register(f)
-		}
-		for _, r := range a.Requires {
-			visit(r)
-		}
-	}
-	for _, c := range checks {
-		visit(c.Analyzer)
-	}
 }
