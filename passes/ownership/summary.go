@@ -37,7 +37,7 @@ func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *summary {
 	for i := range sig.Params().Len() {
 		p := sig.Params().At(i)
 		if p.Name() != "" && p.Name() != "_" && mayHoldLease(p.Type()) {
-			s.params = append(s.params, &paramUses{index: i, objs: map[types.Object]bool{p: true}})
+			s.params = append(s.params, &paramUses{index: i, objs: make(map[types.Object]bool)})
 		}
 	}
 	wantReturns := sig.Results().Len() > 0
@@ -75,12 +75,9 @@ func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *summary {
 				}
 			}
 		case *ast.ValueSpec:
-			for _, id := range n.Names {
-				lhs = append(lhs, id)
-			}
-			rhs = n.Values
+			lhs, rhs = specNames(n), n.Values
 		}
-		if len(s.params) > 0 && len(lhs) == len(rhs) {
+		if len(s.params) > 0 {
 			r.aliasEdges(aliasOf, lhs, rhs)
 		}
 		return true
@@ -98,17 +95,9 @@ func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *summary {
 	// Aliases of each parameter: what its assignments reach.
 	all := make(map[types.Object]bool)
 	for _, p := range s.params {
-		work := []types.Object{sig.Params().At(p.index)}
-		for len(work) > 0 {
-			o := work[len(work)-1]
-			work = work[:len(work)-1]
+		addAliases(p.objs, aliasOf, sig.Params().At(p.index))
+		for o := range p.objs {
 			all[o] = true
-			for _, v := range aliasOf[o] {
-				if !p.objs[v] {
-					p.objs[v] = true
-					work = append(work, v)
-				}
-			}
 		}
 	}
 
@@ -133,29 +122,6 @@ func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *summary {
 		return true
 	})
 	return s
-}
-
-// aliasEdges records in aliasOf, for the assignment lhs = rhs (of equal
-// lengths), which local variables are assigned another variable directly
-// (w := v, w = v, var w = v), as Aliases follows them.
-func (r *Result) aliasEdges(aliasOf map[types.Object][]*types.Var, lhs, rhs []ast.Expr) {
-	for i, rv := range rhs {
-		id, ok := ast.Unparen(rv).(*ast.Ident)
-		if !ok {
-			continue
-		}
-		from := r.info.Uses[id]
-		if from == nil {
-			continue
-		}
-		lid, ok := lhs[i].(*ast.Ident)
-		if !ok || lid.Name == "_" {
-			continue
-		}
-		if v, ok := r.info.ObjectOf(lid).(*types.Var); ok && r.isLocal(v) {
-			aliasOf[from] = append(aliasOf[from], v)
-		}
-	}
 }
 
 // paramUse returns the strongest use the function makes of parameter p, as

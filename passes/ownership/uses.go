@@ -17,49 +17,68 @@ const (
 )
 
 // Aliases returns objs plus the local variables of body that are assigned
-// one of them directly (w := v, w = v, var w = v), to a fixed point.
+// one of them directly (w := v, w = v, var w = v), transitively.
 func (r *Result) Aliases(body ast.Node, objs map[types.Object]bool) map[types.Object]bool {
+	aliasOf := make(map[types.Object][]*types.Var)
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			r.aliasEdges(aliasOf, n.Lhs, n.Rhs)
+		case *ast.ValueSpec:
+			r.aliasEdges(aliasOf, specNames(n), n.Values)
+		}
+		return true
+	})
 	out := make(map[types.Object]bool, len(objs))
 	for o := range objs {
-		out[o] = true
-	}
-	for changed := true; changed; {
-		changed = false
-		ast.Inspect(body, func(n ast.Node) bool {
-			var lhs, rhs []ast.Expr
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				lhs, rhs = n.Lhs, n.Rhs
-			case *ast.ValueSpec:
-				for _, id := range n.Names {
-					lhs = append(lhs, id)
-				}
-				rhs = n.Values
-			default:
-				return true
-			}
-			if len(lhs) != len(rhs) {
-				return true
-			}
-			for i, rv := range rhs {
-				id, ok := ast.Unparen(rv).(*ast.Ident)
-				if !ok || !out[r.info.Uses[id]] {
-					continue
-				}
-				lid, ok := lhs[i].(*ast.Ident)
-				if !ok || lid.Name == "_" {
-					continue
-				}
-				obj := r.info.ObjectOf(lid)
-				if v, ok := obj.(*types.Var); ok && r.isLocal(v) && !out[v] {
-					out[v] = true
-					changed = true
-				}
-			}
-			return true
-		})
+		addAliases(out, aliasOf, o)
 	}
 	return out
+}
+
+// aliasEdges records in aliasOf, for the assignment lhs = rhs, which local
+// variables are assigned another variable directly (w := v, w = v,
+// var w = v). Assignments of unequal lengths (a, b := f()) assign none.
+func (r *Result) aliasEdges(aliasOf map[types.Object][]*types.Var, lhs, rhs []ast.Expr) {
+	if len(lhs) != len(rhs) {
+		return
+	}
+	for i, rv := range rhs {
+		id, ok := ast.Unparen(rv).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		from := r.info.Uses[id]
+		if from == nil {
+			continue
+		}
+		lid, ok := lhs[i].(*ast.Ident)
+		if !ok || lid.Name == "_" {
+			continue
+		}
+		if v, ok := r.info.ObjectOf(lid).(*types.Var); ok && r.isLocal(v) {
+			aliasOf[from] = append(aliasOf[from], v)
+		}
+	}
+}
+
+// addAliases adds o and everything aliasOf reaches from it to out.
+func addAliases(out map[types.Object]bool, aliasOf map[types.Object][]*types.Var, o types.Object) {
+	if out[o] {
+		return
+	}
+	out[o] = true
+	for _, v := range aliasOf[o] {
+		addAliases(out, aliasOf, v)
+	}
+}
+
+func specNames(spec *ast.ValueSpec) []ast.Expr {
+	names := make([]ast.Expr, len(spec.Names))
+	for i, id := range spec.Names {
+		names[i] = id
+	}
+	return names
 }
 
 // isLocal reports whether v is a function-local variable.
