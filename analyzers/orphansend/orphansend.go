@@ -41,7 +41,7 @@ var Analyzer = New(Config{})
 type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
-	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
 	if len(res.Orphans) == 0 && len(res.Stalls) == 0 {
 		return analysisutil.NothingToReport(pass), nil
 	}

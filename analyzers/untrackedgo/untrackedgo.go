@@ -40,7 +40,7 @@ var Analyzer = New(Config{})
 type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
-	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
 	if len(res.Goroutines) == 0 {
 		return analysisutil.NothingToReport(pass), nil
 	}

@@ -5,7 +5,8 @@
 //
 // goroutines: compute how each goroutine is joined, bound or abandoned
 //
-// goroutines reports nothing. Its result, a *Result, lists for every `go`
+// goroutines reports nothing. Its result, a *Lazy whose Get computes the
+// *Result on first use (facts-only runs never pay for it), lists for every `go`
 // statement of the package (and every call of a helper known to spawn its
 // function argument):
 //

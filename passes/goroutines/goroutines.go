@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"sync"
 
 	goanalysis "golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/ctrlflow"
@@ -28,9 +29,26 @@ var Analyzer = &goanalysis.Analyzer{
 	Doc:        analysisutil.MustExtractDoc(doc, "goroutines"),
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/goroutines",
 	Requires:   []*goanalysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ctxflow.Analyzer},
-	ResultType: reflect.TypeFor[*Result](),
+	ResultType: reflect.TypeFor[*Lazy](),
 	FactTypes:  []goanalysis.Fact{(*JoinsParam)(nil), (*Spawns)(nil), (*Bound)(nil)},
 	Run:        run,
+}
+
+// Lazy is the pass's result: the *Result, computed when a check first asks
+// for it. A unit vetted only for its facts (a dependency, which go vet
+// analyzes with the fact-producing analyzers alone) never asks, and so
+// pays only for the facts.
+type Lazy struct {
+	once    sync.Once
+	compute func() *Result
+	res     *Result
+}
+
+// Get returns the result, computing it on the first call. It is safe for
+// concurrent use by the checks that require the pass.
+func (l *Lazy) Get() *Result {
+	l.once.Do(func() { l.res = l.compute() })
+	return l.res
 }
 
 // Result lists the goroutines of a package and the orphaned channels.
@@ -174,8 +192,14 @@ func run(pass *goanalysis.Pass) (any, error) {
 	}
 	a.exportFacts()
 	if !hasGo && !a.importsSpawner() {
-		return a.res, nil
+		return &Lazy{compute: func() *Result { return a.res }}, nil
 	}
+	return &Lazy{compute: func() *Result { return a.goroutines() }}, nil
+}
+
+// goroutines finds the package's goroutine starts and orphaned channels
+// and classifies them.
+func (a *analysis) goroutines() *Result {
 	for c := range a.ins.Root().Preorder((*ast.GoStmt)(nil), (*ast.CallExpr)(nil)) {
 		switch n := c.Node().(type) {
 		case *ast.GoStmt:
@@ -208,7 +232,7 @@ func run(pass *goanalysis.Pass) (any, error) {
 	for _, g := range a.res.Goroutines {
 		a.classify(g)
 	}
-	return a.res, nil
+	return a.res
 }
 
 // importsSpawner reports whether the package may call a spawner helper of
