@@ -173,19 +173,7 @@ func runOnce(tb testing.TB, pkg *passrun.Prepared, as []*analysis.Analyzer) int 
 //	go test -run='^$' -bench=Suite -benchmem ./bench/
 func BenchmarkSuite(b *testing.B) {
 	pkg := load(b, benchFiles, benchFuncs)
-	for _, s := range subjects() {
-		b.Run(s.name, func(b *testing.B) {
-			if len(s.as) == 0 {
-				b.Skip("no checks registered")
-			}
-			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				n = runOnce(b, pkg, s.as)
-			}
-			b.ReportMetric(float64(n), "findings/op")
-		})
-	}
+	benchSubjects(b, []*passrun.Prepared{pkg})
 }
 
 // BenchmarkReal runs each check and the suite over real packages (default:
@@ -210,6 +198,12 @@ func BenchmarkReal(b *testing.B) {
 		}
 		pkgs = append(pkgs, passrun.Prepare(passrun.FromPackages(p)))
 	}
+	benchSubjects(b, pkgs)
+}
+
+// benchSubjects runs a sub-benchmark per subject, each analyzing every
+// package of pkgs once per iteration and reporting the findings.
+func benchSubjects(b *testing.B, pkgs []*passrun.Prepared) {
 	for _, s := range subjects() {
 		b.Run(s.name, func(b *testing.B) {
 			if len(s.as) == 0 {

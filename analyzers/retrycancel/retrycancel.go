@@ -520,34 +520,25 @@ func (st *state) scanCall(c inspector.Cursor, call *ast.CallExpr, l *loop) {
 	case *ast.GoStmt, *ast.DeferStmt:
 		return
 	}
-	if st.res.BoundCall(call) && !st.detachedCall(call) && hasErrorResult(st.info, call) && st.innermostLoop(c) == l.stmt {
+	if st.errorMayCarryCancel(call) && st.innermostLoop(c) == l.stmt {
 		l.bound = append(l.bound, call)
 	}
 }
 
-// detachedCall reports whether every context call passes is one that never
-// ends (context.Background(), WithoutCancel...) and it passes no request:
-// cancellation cannot reach it (detachedctx's business if one was in reach).
-func (st *state) detachedCall(call *ast.CallExpr) bool {
-	n := 0
-	for _, arg := range call.Args {
-		t := st.info.TypeOf(arg)
-		if analysisutil.IsHTTPRequest(t) {
-			return false
-		}
-		if analysisutil.IsContext(t) {
-			if !st.res.Detached(arg) {
-				return false
-			}
-			n++
-		}
+// errorMayCarryCancel reports whether call returns an error that may carry
+// cancellation: it is context-bound and not every context it is given is
+// detached (ctxflow's rule for every check).
+func (st *state) errorMayCarryCancel(call *ast.CallExpr) bool {
+	t := st.info.TypeOf(call.Fun)
+	if t == nil {
+		return false
 	}
-	return n > 0
-}
-
-func hasErrorResult(info *types.Info, call *ast.CallExpr) bool {
-	sig, _ := info.TypeOf(call.Fun).Underlying().(*types.Signature)
-	return sig != nil && analysisutil.ErrorResult(sig) >= 0
+	sig, _ := t.Underlying().(*types.Signature)
+	if sig == nil {
+		return false
+	}
+	i := analysisutil.ErrorResult(sig)
+	return i >= 0 && st.res.CallMayCarryCancel(call, i)
 }
 
 // returnsBool reports whether fn returns just a bool: a helper like
