@@ -94,8 +94,18 @@ func (st *state) exitFinal(c inspector.Cursor, l *loop, carrier bool) bool {
 				return false
 			}
 		case *ast.CommClause:
+			if st.holdsBound(n, l) {
+				// case <-tick.C: if err := f(ctx); err != nil { return err }:
+				// the select picks when the call is made.
+				break
+			}
 			return st.stopChannel(n.Comm)
 		case *ast.TypeSwitchStmt:
+			if st.holdsBound(n.Body, l) {
+				// switch m := msg.(type) { case *Auth: if err := f(ctx, m)... }:
+				// the switch picks the call.
+				break
+			}
 			return false
 		}
 		child = p.Node()
@@ -204,6 +214,12 @@ func (st *state) classify(cond ast.Expr, then bool) guard {
 			default:
 				return guardFinal
 			}
+		}
+	case *ast.Ident:
+		if st.verdicts[st.info.ObjectOf(e)] {
+			// if !retry { return err }: the bound call's own verdict on
+			// its error, which may well be false on cancellation.
+			return guardFinal
 		}
 	case *ast.CallExpr:
 		if !st.mentionsCarrier(e) {

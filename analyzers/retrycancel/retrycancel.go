@@ -7,6 +7,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +57,7 @@ type state struct {
 	checks   map[*types.Func]bool // local functions that check their context
 	sleepers map[*types.Func]bool // local context-less sleep helpers
 	anyErr   bool                 // while judging exits: any error variable counts
+	verdicts map[types.Object]bool // while judging exits: bool results of bound calls
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -115,7 +117,8 @@ type loop struct {
 // loop without (an accept loop, a poll), any error does.
 func (st *state) judgeExits(l *loop) {
 	st.anyErr = len(l.bound) == 0
-	defer func() { st.anyErr = false }()
+	st.verdicts = st.boundVerdicts(l)
+	defer func() { st.anyErr, st.verdicts = false, nil }()
 	if s, ok := l.stmt.(*ast.ForStmt); ok && s.Cond != nil && !l.checked &&
 		st.classify(s.Cond, false) == guardFinal {
 		// for i < 3 && retryable(err): the loop ends on the error.
@@ -132,6 +135,37 @@ func (st *state) judgeExits(l *loop) {
 			l.checked = st.exitFinal(c, l, false)
 		}
 	}
+}
+
+// boundVerdicts returns the bool variables assigned from a bound call next
+// to its error: `retry, err := c.process(ctx, cmd)`. The callee has judged
+// its own error, as an unknown classifier would.
+func (st *state) boundVerdicts(l *loop) map[types.Object]bool {
+	var out map[types.Object]bool
+	ast.Inspect(l.body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 || len(as.Lhs) < 2 {
+			return true
+		}
+		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok || !slices.Contains(l.bound, call) {
+			return true
+		}
+		for _, lhs := range as.Lhs {
+			id, ok := lhs.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			if obj := st.info.ObjectOf(id); obj != nil && types.Identical(obj.Type().Underlying(), types.Typ[types.Bool]) {
+				if out == nil {
+					out = make(map[types.Object]bool)
+				}
+				out[obj] = true
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // sleep is an uninterruptible wait in a loop.
@@ -249,6 +283,18 @@ func (st *state) dropWalks(l *loop) {
 			for _, lhs := range n.Lhs {
 				mark(lhs)
 			}
+			// A variable declared in the body from the next input (a
+			// receive, a read) or from such a variable changes each round
+			// too: the loop dispatches messages.
+			if st.nextInput(n, l, assigned) {
+				for _, lhs := range n.Lhs {
+					if id, ok := lhs.(*ast.Ident); ok {
+						if obj := st.info.ObjectOf(id); obj != nil && inside(obj.Pos(), l.body) {
+							assigned[obj] = true
+						}
+					}
+				}
+			}
 		case *ast.IncDecStmt:
 			mark(n.X)
 		case *ast.RangeStmt:
@@ -282,6 +328,66 @@ func (st *state) dropWalks(l *loop) {
 	l.bound = kept
 	if len(l.bound) == 0 {
 		l.retryErr = nil
+	}
+}
+
+// nextInput reports whether as takes the loop's next input: its one
+// right-hand side receives from a channel, reads through a method that takes
+// no arguments but contexts and returns a value and an error (r.ReadReply(),
+// sub.NextMsg()) on a receiver from outside the loop, or uses a variable
+// already known to change each round.
+func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Object]bool) bool {
+	if len(as.Rhs) != 1 {
+		return false
+	}
+	rhs := ast.Unparen(as.Rhs[0])
+	if u, ok := rhs.(*ast.UnaryExpr); ok && u.Op == token.ARROW && !isTimeChan(st.info.TypeOf(u.X)) {
+		return true
+	}
+	if call, ok := rhs.(*ast.CallExpr); ok && st.readCall(call, l) {
+		return true
+	}
+	uses := false
+	ast.Inspect(rhs, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && changing[st.info.ObjectOf(id)] && inside(st.info.ObjectOf(id).Pos(), l.body) {
+			uses = true
+		}
+		return !uses
+	})
+	return uses
+}
+
+// readCall reports whether call reads the next item from a reader made
+// outside the loop: a method with no arguments but contexts, whose results
+// are a value and an error.
+func (st *state) readCall(call *ast.CallExpr, l *loop) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if s := st.info.Selections[sel]; s == nil || s.Kind() != types.MethodVal {
+		return false
+	}
+	for _, a := range call.Args {
+		if !analysisutil.IsContext(st.info.TypeOf(a)) {
+			return false
+		}
+	}
+	sig, ok := st.info.TypeOf(call.Fun).(*types.Signature)
+	if !ok || sig.Results().Len() != 2 || analysisutil.ErrorResult(sig) != 1 {
+		return false
+	}
+	root := sel.X
+	for {
+		switch x := ast.Unparen(root).(type) {
+		case *ast.SelectorExpr:
+			root = x.X
+			continue
+		case *ast.Ident:
+			obj := st.info.ObjectOf(x)
+			return obj != nil && !inside(obj.Pos(), l.body)
+		}
+		return false
 	}
 }
 

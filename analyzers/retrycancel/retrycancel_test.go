@@ -9,7 +9,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), retrycancel.Analyzer, "a", "b", "helpers", "backoffutil", "libs", "grpcloop")
+	analysistest.Run(t, analysistest.TestData(), retrycancel.Analyzer, "a", "b", "helpers", "backoffutil", "libs", "grpcloop", "msgloop")
 }
 
 func TestFixes(t *testing.T) {

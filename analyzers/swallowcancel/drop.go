@@ -32,6 +32,9 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 		if id, ok := lhs[idx].(*ast.Ident); !ok || id.Name != "_" {
 			return
 		}
+		if s.errorKeptBy(lhs, idx) {
+			return
+		}
 	}
 	if s.cleanup[calleeShortName(s.info, call)] || !s.res.CallMayCarryCancel(call, idx) {
 		return
@@ -44,6 +47,14 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 	if loop := enclosingLoop(cur); loop != nil {
 		if analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
 			return // retrycancel's, or the loop stops by itself
+		}
+		if s.onFailurePath(cur) {
+			return // the loop is left with the primary error
+		}
+		if as != nil && analysisutil.ErrorResult(f.Sig) < 0 {
+			// `_ = c.Close(ctx, x)` for each x, with no error to return:
+			// a decision, as outside loops.
+			return
 		}
 		ctx := s.ctxFor(f, call)
 		s.rep.Report(analysis.Diagnostic{
@@ -99,6 +110,21 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 	})
 }
 
+// errorKeptBy reports whether another result the assignment keeps has an
+// `Err() error` method: `rows, _ := conn.Query(ctx, q)` leaves the error
+// to rows.Err (pgx documents this), and whoever iterates the rows reads it
+// there; checkIterErr reports a loop that does not.
+func (s *state) errorKeptBy(lhs []ast.Expr, idx int) bool {
+	for i, e := range lhs {
+		if id, ok := e.(*ast.Ident); ok && i != idx && id.Name != "_" {
+			if t := s.info.TypeOf(id); t != nil && hasErrMethod(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func orCaller(ctx string) string {
 	if ctx == "" {
 		return "the caller's context"
@@ -106,20 +132,39 @@ func orCaller(ctx string) string {
 	return ctx
 }
 
-// onFailurePath reports whether the statement at cur sits in a block that
-// ends by returning a non-nil error: a secondary error dropped while the
-// primary one is propagated is not swallowed.
+// onFailurePath reports whether the statement at cur is followed, in its
+// block or the blocks around it, by the return of a non-nil error: a
+// secondary error dropped while the primary one is propagated is not
+// swallowed. The walk stops at the nearest return at the end of a block,
+// and at loops and function boundaries.
 func (s *state) onFailurePath(cur inspector.Cursor) bool {
-	blk, ok := cur.Parent().Node().(*ast.BlockStmt)
-	if !ok || len(blk.List) == 0 {
-		return false
+	for c := cur; ; c = c.Parent() {
+		var list []ast.Stmt
+		switch p := c.Parent().Node().(type) {
+		case *ast.BlockStmt:
+			list = p.List
+		case *ast.CaseClause:
+			list = p.Body
+		case *ast.CommClause:
+			list = p.Body
+		case *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.LabeledStmt:
+			continue
+		default:
+			return false
+		}
+		if len(list) == 0 {
+			continue
+		}
+		ret, ok := list[len(list)-1].(*ast.ReturnStmt)
+		if !ok {
+			continue
+		}
+		if len(ret.Results) == 0 {
+			return false
+		}
+		last := ret.Results[len(ret.Results)-1]
+		return !isNilExpr(s.info, last) && analysisutil.IsError(s.info.TypeOf(last))
 	}
-	ret, ok := blk.List[len(blk.List)-1].(*ast.ReturnStmt)
-	if !ok || len(ret.Results) == 0 {
-		return false
-	}
-	last := ret.Results[len(ret.Results)-1]
-	return !isNilExpr(s.info, last) && analysisutil.IsError(s.info.TypeOf(last))
 }
 
 // isLastStmt reports whether the statement at cur is the last one its

@@ -39,10 +39,11 @@ func dropFact(c *store.Conn) error {
 	return nil
 }
 
-func dropInLoop(ctx context.Context, keys []string) {
+func dropInLoop(ctx context.Context, keys []string) error {
 	for _, k := range keys {
 		_ = store.Put(ctx, k, "v") // want `the error of store.Put may carry the cancellation of ctx and is dropped, so the loop over keys keeps calling it after ctx is canceled`
 	}
+	return nil
 }
 
 func dropBareInLoop(ctx context.Context, keys []string) int {

@@ -113,3 +113,22 @@ func namesDeclared(ctx context.Context, db *rowsdb.DB) (int, error) {
 	}
 	return n, nil
 }
+
+// Near-miss: the query's error is left to the rows (pgx documents that
+// Query's error may be ignored and read from Rows.Err), and the helper reads
+// it.
+func namesDeferred(ctx context.Context, db *rowsdb.DB) ([]string, error) {
+	rows, _ := db.Query(ctx, "SELECT name FROM t")
+	return collect(rows)
+}
+
+// The error is left to the rows, but nothing reads rows.Err: one finding,
+// on the loop that ends early, not a second on the dropped error.
+func countDeferred(ctx context.Context, db *rowsdb.DB) (int, error) {
+	rows, _ := db.Query(ctx, "SELECT name FROM t")
+	n := 0
+	for rows.Next() { // want `rows.Err\(\) is never checked`
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,171 @@
+// Package msgloop holds protocol loops: each round handles the next message,
+// and a step that fails with the context's error ends the loop. They are not
+// retries, whatever switch or select chooses the step.
+package msgloop
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+type (
+	authOK    struct{}
+	authSASL  struct{ oauth bool }
+	paramInfo struct{}
+)
+
+type conn struct{}
+
+func (c *conn) receive() (any, error)                   { return nil, nil }
+func (c *conn) oauth(ctx context.Context) error         { return ctx.Err() }
+func (c *conn) scram() error                            { return nil }
+func (c *conn) validate(ctx context.Context) error      { return ctx.Err() }
+func (c *conn) handle(ctx context.Context, m any) error { return ctx.Err() }
+func (c *conn) close()                                  {}
+
+var errUnexpected = errors.New("unexpected message")
+
+// Clean: the step that takes ctx is chosen by a type switch, and its
+// error is returned after the switch's if.
+func Startup(ctx context.Context, c *conn) error {
+	for {
+		msg, err := c.receive()
+		if err != nil {
+			return err
+		}
+		switch m := msg.(type) {
+		case *authSASL:
+			if m.oauth {
+				err = c.oauth(ctx)
+			} else {
+				err = c.scram()
+			}
+			if err != nil {
+				c.close()
+				return err
+			}
+		case *authOK:
+			if err := c.validate(ctx); err != nil {
+				return err
+			}
+			return nil
+		case *paramInfo:
+		default:
+			return errUnexpected
+		}
+	}
+}
+
+// The step's error ends the loop, but only at the next tick: the wait
+// itself does not end with ctx.
+func Pump(ctx context.Context, c *conn, tick *time.Ticker) error {
+	for {
+		select { // want `this select over timers only ignores ctx: once ctx is canceled this retry loop still sleeps out its backoff before it notices`
+		case <-tick.C:
+			if err := c.handle(ctx, nil); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Still a retry: the type switch only picks what to log, and every error
+// goes round again.
+func Redial(ctx context.Context, c *conn) {
+	for { // want `this retry loop in Redial calls c.validate again after it fails without checking ctx`
+		err := c.validate(ctx)
+		switch err.(type) {
+		case nil:
+			return
+		case interface{ Temporary() bool }:
+			continue
+		}
+	}
+}
+
+type reader struct{}
+
+func (r *reader) readReply() (any, error) { return nil, nil }
+func (r *reader) buffered() int           { return 0 }
+
+type handler interface {
+	handle(ctx context.Context, note []any) error
+}
+
+func logf(format string, args ...any) {}
+
+// Clean: each round reads the next notification and hands it to its
+// handler; a failed handler is logged and the loop goes on to the next
+// notification, not the same one again.
+func Drain(ctx context.Context, r *reader, h handler) error {
+	for r.buffered() > 0 {
+		reply, err := r.readReply()
+		if err != nil {
+			return err
+		}
+		note, ok := reply.([]any)
+		if !ok {
+			break
+		}
+		if err := h.handle(ctx, note); err != nil {
+			logf("handling notification: %v", err)
+		}
+	}
+	return nil
+}
+
+// Clean: the same for notifications from a channel.
+func DrainChan(ctx context.Context, notes <-chan []any, h handler) {
+	for {
+		note, ok := <-notes
+		if !ok {
+			return
+		}
+		if err := h.handle(ctx, note); err != nil {
+			logf("handling notification: %v", err)
+		}
+	}
+}
+
+// Still a retry: the note is built the same way every round.
+func Resend(ctx context.Context, h handler, body string) {
+	for { // want `this retry loop in Resend calls h.handle again after it fails without checking ctx`
+		note := []any{body}
+		if err := h.handle(ctx, note); err == nil {
+			return
+		}
+	}
+}
+
+func (c *conn) process(ctx context.Context, attempt int) (bool, error) { return false, ctx.Err() }
+
+// Clean: the call says whether its failure may be retried, and the loop
+// returns when it may not.
+func ProcessWithRetry(ctx context.Context, c *conn, max int) error {
+	var lastErr error
+	for attempt := 0; attempt <= max; attempt++ {
+		attempt := attempt
+		retry, err := c.process(ctx, attempt)
+		if err == nil || !retry {
+			return err
+		}
+		lastErr = err
+	}
+	return lastErr
+}
+
+// Still a retry: the flag is the loop's own, not the call's verdict.
+func ProcessCounted(ctx context.Context, c *conn, max int) error {
+	var lastErr error
+	verbose := max > 3
+	for attempt := 0; attempt <= max; attempt++ { // want `this retry loop in ProcessCounted calls c.process again after it fails without checking ctx`
+		attempt := attempt
+		_, err := c.process(ctx, attempt)
+		if err == nil || !verbose {
+			return err
+		}
+		lastErr = err
+	}
+	return lastErr
+}

@@ -1,0 +1,65 @@
+package a
+
+import (
+	"context"
+	"errors"
+	"log"
+
+	"store"
+)
+
+var errBatch = errors.New("batch failed")
+
+// Near-miss: a best-effort requeue on the way out of a failure; the
+// function returns the failure, whatever the requeue does.
+func flushFailed(ctx context.Context, keys []string, retryable bool) error {
+	if err := store.Put(ctx, "batch", "v"); err != nil {
+		if retryable {
+			_ = store.Put(ctx, "requeue", "v")
+		}
+		log.Println("flush failed")
+		return err
+	}
+	return nil
+}
+
+// Near-miss: the same inside a loop: the requeue is followed by the
+// return of the failure, so the loop does not go on.
+func readReplies(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if _, err := store.Get(ctx, k); err != nil {
+			if k != "" {
+				_ = store.Put(ctx, "requeue", k)
+			}
+			return errBatch
+		}
+	}
+	return nil
+}
+
+// Near-miss: an explicit `_ =` in a function with nothing to return the
+// error with: a decision, as outside loops.
+func closeAll(ctx context.Context, keys []string) {
+	for _, k := range keys {
+		_ = store.Put(ctx, "closed", k)
+	}
+}
+
+// A bare call in such a loop is still an oversight.
+func closeAllBare(ctx context.Context, keys []string) {
+	for _, k := range keys {
+		store.Put(ctx, "closed", k) // want `the error of store.Put may carry the cancellation of ctx and is dropped, so the loop over keys keeps calling it after ctx is canceled`
+	}
+}
+
+// The failure path returns nil: one finding, on the branch that turns the
+// failure into success, not a second on the requeue.
+func flushQuiet(ctx context.Context, retryable bool) error {
+	if err := store.Put(ctx, "batch", "v"); err != nil { // want `err may carry the cancellation of ctx and this branch returns a nil error instead`
+		if retryable {
+			_ = store.Put(ctx, "requeue", "v")
+		}
+		return nil
+	}
+	return nil
+}
