@@ -54,9 +54,9 @@ type state struct {
 	res      *ctxflow.Result
 	ins      *inspector.Inspector
 	rep      *analysisutil.Reporter
-	checks   map[*types.Func]bool // local functions that check their context
-	sleepers map[*types.Func]bool // local context-less sleep helpers
-	anyErr   bool                 // while judging exits: any error variable counts
+	checks   map[*types.Func]bool  // local functions that check their context
+	sleepers map[*types.Func]bool  // local context-less sleep helpers
+	anyErr   bool                  // while judging exits: any error variable counts
 	verdicts map[types.Object]bool // while judging exits: bool results of bound calls
 }
 
