@@ -185,6 +185,15 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 				Message:   "Use the context in reach",
 				TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: []byte(reach.Expr)}},
 			}}
+			if !logCall && withoutCancel && pkgName != "" {
+				// The alternative for code that outlives the caller on
+				// purpose (a shared cache fill under its own timeout): say
+				// so, and keep the values.
+				d.SuggestedFixes = append(d.SuggestedFixes, analysis.SuggestedFix{
+					Message:   "Detach with context.WithoutCancel",
+					TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: fmt.Appendf(nil, "%s.WithoutCancel(%s)", pkgName, reach.Expr)}},
+				})
+			}
 		}
 	}
 	return d, true

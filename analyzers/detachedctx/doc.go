@@ -49,7 +49,10 @@
 // r.Context(), s.ctx). In cleanup positions (see below) the fix is
 // context.WithoutCancel(ctx) instead; it is offered only when the file's Go
 // version is 1.21 or later, and in older files cleanup positions are not
-// reported at all, since there is no better spelling.
+// reported at all, since there is no better spelling. Elsewhere (not for
+// logging calls) context.WithoutCancel(ctx) is the second fix, for work
+// that outlives its caller on purpose, such as a shared cache filled under
+// its own timeout: `-fix` applies the first, an editor offers both.
 //
 // A fresh context passed to a logging call (log/slog's ...Context
 // functions and methods, and other calls analysisutil.IsLogCall knows) is
