@@ -84,6 +84,11 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 		if as != nil || f.Sig.Results().Len() > 0 {
 			return
 		}
+		if s.goLit[f.Node] && !releasedAfter(cur, call) {
+			// A goroutine has no caller to mislead: only going on to
+			// release what the failed call did not acquire is wrong.
+			return
+		}
 		ctx := s.ctxFor(f, call)
 		var fixes []analysis.SuggestedFix
 		if src := s.source(call); src != "" && s.bareReturnFixable(f) {
@@ -123,6 +128,26 @@ func (s *state) errorKeptBy(lhs []ast.Expr, idx int) bool {
 		}
 	}
 	return false
+}
+
+// releasedAfter reports whether the statement after the one at cur defers
+// a call on the same receiver as call: `sem.Acquire(ctx, 1)` then
+// `defer sem.Release(1)`.
+func releasedAfter(cur inspector.Cursor, call *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	next, ok := cur.NextSibling()
+	if !ok {
+		return false
+	}
+	d, ok := next.Node().(*ast.DeferStmt)
+	if !ok {
+		return false
+	}
+	dsel, ok := ast.Unparen(d.Call.Fun).(*ast.SelectorExpr)
+	return ok && types.ExprString(dsel.X) == types.ExprString(sel.X)
 }
 
 func orCaller(ctx string) string {

@@ -63,3 +63,23 @@ func flushQuiet(ctx context.Context, retryable bool) error {
 	}
 	return nil
 }
+
+// Near-miss: a bare call in a goroutine nobody waits on for a
+// result; the goroutine has no caller to mislead.
+func cancelAsync(ctx context.Context, done chan struct{}) {
+	go func() {
+		defer close(done)
+		store.Put(ctx, "cancel", "v")
+		log.Println("cancel request sent")
+	}()
+}
+
+// A goroutine that goes on to release what the failed call did not
+// acquire.
+func (p *pool) handleAsync(ctx context.Context, job string) {
+	go func() {
+		p.sem.Acquire(ctx, 1) // want `the error of p.sem.Acquire may carry the cancellation of ctx and is dropped, so function literal goes on as if the call succeeded`
+		defer p.sem.Release(1)
+		log.Println(job)
+	}()
+}
