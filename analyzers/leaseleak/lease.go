@@ -365,7 +365,9 @@ func (l *lease) handedOff() bool {
 // before each leaking return, when that is safe.
 func (l *lease) fix(out *outcome) (analysis.SuggestedFix, bool) {
 	k := l.kind()
-	if k.Fix == "" || l.id == nil || len(out.hits) > 0 {
+	if k.Fix == "" || l.id == nil || len(out.hits) > 0 || l.acq.MayBeNil {
+		// A lease the acquirer may return as nil needs a nil check
+		// before its release: left to the author.
 		return analysis.SuggestedFix{}, false
 	}
 	release := fmt.Sprintf(k.Fix, l.id.Name)

@@ -212,6 +212,9 @@ type Acquisition struct {
 	Err   int    // result index of the error, or -1
 	Name  string // the callee for messages: "context.WithTimeout", "(*sql.DB).QueryContext"
 	Fn    *types.Func
+	// MayBeNil is set when the acquirer may return nil instead of a lease
+	// (see ReturnsLease).
+	MayBeNil bool
 }
 
 // Acquisition returns what call acquires, or nil. Calls to functions known
@@ -241,8 +244,13 @@ func (r *Result) Acquisition(call *ast.CallExpr) *Acquisition {
 			return mk(x.Kind, x.Index)
 		}
 	}
-	if idx, k := r.returnsLease(fn); k != nil {
-		return mk(k, idx)
+	if f := r.returnsLease(fn); f != nil {
+		if k := KindByID(f.KindID); k != nil {
+			if a := mk(k, f.Index); a != nil {
+				a.MayBeNil = f.MayBeNil
+				return a
+			}
+		}
 	}
 	return nil
 }

@@ -52,11 +52,18 @@ func (f *Consumes) String() string {
 type ReturnsLease struct {
 	Index  int
 	KindID string
+	// MayBeNil is set when another return statement returns nil in the
+	// lease's place (`return ctx, nil` when no timer was needed), so a
+	// release must check for nil first.
+	MayBeNil bool
 }
 
 func (*ReturnsLease) AFact() {}
 
 func (f *ReturnsLease) String() string {
+	if f.MayBeNil {
+		return fmt.Sprintf("returns an owned %s or nil in result %d", f.KindID, f.Index)
+	}
 	return fmt.Sprintf("returns an owned %s in result %d", f.KindID, f.Index)
 }
 
@@ -91,18 +98,15 @@ func (r *Result) Consumes(fn *types.Func, i int) bool {
 	return r.pass.ImportObjectFact(fn, &f) && slices.Contains(f.Params, i)
 }
 
-func (r *Result) returnsLease(fn *types.Func) (int, *Kind) {
+func (r *Result) returnsLease(fn *types.Func) *ReturnsLease {
 	if fn.Pkg() == r.pkg {
-		if f := r.returns[fn]; f != nil {
-			return f.Index, KindByID(f.KindID)
-		}
-		return -1, nil
+		return r.returns[fn]
 	}
 	var f ReturnsLease
 	if r.pass.ImportObjectFact(fn, &f) {
-		return f.Index, KindByID(f.KindID)
+		return &f
 	}
-	return -1, nil
+	return nil
 }
 
 // Unlocks reports whether fn, a function of this package, unlocks a mutex
@@ -280,6 +284,28 @@ func mayHoldLeaseDepth(t types.Type, depth int) bool {
 // statement returns, in one result, a lease the function acquired and did
 // not also hand to someone else.
 func (r *Result) computeReturns(f *summary) *ReturnsLease {
+	fact := r.returnedLease(f)
+	if fact != nil {
+		// nil next to a non-nil error is the usual failure: callers check
+		// the error. nil next to a nil error (or with no error result) is a
+		// success without a lease.
+		sig := f.obj.Type().(*types.Signature)
+		errIdx := analysisutil.ErrorResult(sig)
+		isNil := func(e ast.Expr) bool {
+			tv, ok := r.info.Types[e]
+			return ok && tv.IsNil()
+		}
+		for _, ret := range f.returns {
+			if len(ret.Results) == sig.Results().Len() && isNil(ret.Results[fact.Index]) &&
+				(errIdx < 0 || isNil(ret.Results[errIdx])) {
+				fact.MayBeNil = true
+			}
+		}
+	}
+	return fact
+}
+
+func (r *Result) returnedLease(f *summary) *ReturnsLease {
 	sig := f.obj.Type().(*types.Signature)
 	decl := f.decl
 	// Variables holding a lease acquired in this function.

@@ -110,3 +110,25 @@ func pair(a, b string) error {
 	fmt.Println(f.Name(), g.Name())
 	return nil
 }
+
+// withDefault adds a timeout only when ctx has no deadline, and returns a
+// nil cancel function otherwise.
+func withDefault(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, nil
+	}
+	return context.WithTimeout(ctx, time.Second)
+}
+
+// The cancel function may be nil: calling it unguarded would panic, so no
+// fix is offered.
+func maybeNil(ctx context.Context) error {
+	ctx, cancel := withDefault(ctx) // want `the cancel function of fixes.withDefault is not called on the path through the return`
+	if err := work(ctx); err != nil {
+		return err
+	}
+	if cancel != nil {
+		cancel()
+	}
+	return nil
+}

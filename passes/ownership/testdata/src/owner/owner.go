@@ -100,3 +100,11 @@ func closeQuietly(c io.Closer) { c.Close() }
 // CloseAll calls the unexported helper: the summary of closeQuietly makes
 // it release its parameter too.
 func CloseAll(c io.Closer) { closeQuietly(c) } // want CloseAll:"releases its parameter 0"
+
+// WithDefault returns a nil cancel function when ctx already has a deadline.
+func WithDefault(ctx context.Context) (context.Context, context.CancelFunc) { // want WithDefault:"returns an owned cancel-timer or nil in result 1"
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, nil
+	}
+	return context.WithTimeout(ctx, time.Second)
+}
