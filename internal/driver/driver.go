@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -224,19 +225,31 @@ func (c *command) run(args []string) int {
 	if len(pkgs) == 0 {
 		pkgs = []string{"./..."}
 	}
-	vetArgs = append(vetArgs, "--")
-	vetArgs = append(vetArgs, pkgs...)
-
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("go", vetArgs...)
-	cmd.Dir = wd
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	runErr := cmd.Run()
+	vet := func(pkgs []string) (stdout, stderr *bytes.Buffer, err error) {
+		stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+		cmd := exec.Command("go", append(append(slices.Clip(vetArgs), "--"), pkgs...)...)
+		cmd.Dir = wd
+		cmd.Stdout = stdout
+		cmd.Stderr = stderr
+		return stdout, stderr, cmd.Run()
+	}
+	stdout, stderr, runErr := vet(pkgs)
+	partial := false
+	if runErr != nil && stdout.Len() == 0 {
+		// go vet stops before vetting anything when a package cannot be
+		// loaded at all (an import no module provides): vet the packages
+		// that load, and report the others below.
+		if ok := loadable(wd, *tags, pkgs); len(ok) > 0 {
+			loadErr := stderr
+			stdout, stderr, runErr = vet(ok)
+			loadErr.Write(stderr.Bytes())
+			stderr, partial = loadErr, true
+		}
+	}
 	if _, ok := runErr.(*exec.ExitError); runErr != nil && !ok {
 		return c.errorf("running go vet: %v", runErr)
 	}
-	findings, unitErrs, err := parseVetJSON(&stdout)
+	findings, unitErrs, err := parseVetJSON(stdout)
 	if err != nil {
 		return c.errorf("%v", err)
 	}
@@ -244,7 +257,7 @@ func (c *command) run(args []string) int {
 	exit := ExitClean
 	// Problems the go command reported: packages that do not load or
 	// type-check, or (rarely) the vet tool failing outright.
-	if runErr != nil || strings.Contains(stderr.String(), "\n# ") {
+	if runErr != nil || partial || strings.Contains(stderr.String(), "\n# ") {
 		text := strings.TrimRight(stderr.String(), "\n")
 		switch {
 		case strings.Contains(text, config.FileName+":"):
@@ -376,4 +389,20 @@ func checkInfo(checks []analyzers.Check, name string) (analyzers.Check, bool) {
 		}
 	}
 	return analyzers.Check{}, false
+}
+
+// loadable returns the packages among patterns whose own files and
+// dependencies load, by go list -e; nil when none do or go list fails.
+func loadable(wd, tags string, patterns []string) []string {
+	args := []string{"list", "-e", "-f", "{{if not (or .Error .DepsErrors)}}{{.ImportPath}}{{end}}"}
+	if tags != "" {
+		args = append(args, "-tags="+tags)
+	}
+	cmd := exec.Command("go", append(append(args, "--"), patterns...)...)
+	cmd.Dir = wd
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(out))
 }

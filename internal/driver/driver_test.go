@@ -57,6 +57,20 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// TestUnresolvedImportKeepsOthers checks that a package whose import no
+// module provides, which makes go vet stop before vetting anything, is
+// reported and the other packages are still analyzed.
+func TestUnresolvedImportKeepsOthers(t *testing.T) {
+	dir := fixture(t)
+	stdout, stderr, code := run(t, dir, "-format=text", "./unresolved", "./a")
+	if code != ExitLoad || !strings.Contains(stderr, "could not be loaded") || !strings.Contains(stderr, "example.com/fixture/missing") {
+		t.Errorf("exit %d, want %d with the unresolved import named:\n%s", code, ExitLoad, stderr)
+	}
+	if !strings.Contains(stdout, "a.go:12:9: the call to Bad") {
+		t.Errorf("package a was not analyzed next to the unresolved one:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+}
+
 // TestPanicKeepsOthers checks that a check panicking on one package is
 // reported with its position and does not stop the findings elsewhere.
 func TestPanicKeepsOthers(t *testing.T) {
