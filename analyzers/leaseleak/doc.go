@@ -78,7 +78,9 @@
 // a semaphore Release pairs only with an Acquire of the same weight
 // expression. A helper of the same package that unlocks, called on the
 // lock's owner or returned as a method value, counts as a release, and so
-// does recording the hold in the owner (r.scanHold = true). A Lock in a
+// do a call of a closure of the function that unlocks the same lock
+// (doErr := func(err error) { ...; s.mu.Unlock() }) and recording the hold
+// in the owner (r.scanHold = true). A Lock in a
 // function that unlocks first (Unlock; wait; Lock) gives back a lock its
 // caller holds, and a deferred Unlock registered earlier covers a re-Lock.
 //

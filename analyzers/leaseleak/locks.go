@@ -135,7 +135,8 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 		return len(call.Args) == 2 && len(rel.Args) == 1 &&
 			types.ExprString(call.Args[1]) == types.ExprString(rel.Args[0])
 	}
-	releases := func(root ast.Node, explicitOnly bool) bool {
+	var releases func(root ast.Node, explicitOnly bool) bool
+	releases = func(root ast.Node, explicitOnly bool) bool {
 		found := false
 		ast.Inspect(root, func(x ast.Node) bool {
 			if found {
@@ -189,6 +190,12 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 			}
 			if explicitOnly {
 				return true
+			}
+			// A closure of this function that unlocks the same lock:
+			// doErr := func(err error) { ...; s.mu.Unlock(); ... }.
+			if lit := f.closureOf(c.Fun); lit != nil && releases(lit.Body, true) {
+				found = true
+				return false
 			}
 			// A helper of this package that unlocks, given the lock's
 			// owner: s.unlockAndNotify(), release(&s.mu).
@@ -348,4 +355,35 @@ func (f *function) releaseBefore(src []byte, ret *ast.ReturnStmt, release string
 	}
 	indent := analysisutil.Indent(f.s.pass.Fset, src, ret.Pos())
 	return analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)}, true
+}
+
+// closureOf returns the function literal that fun, a local variable, is
+// bound to: `doErr := func(err error) {...}` and no other assignment to
+// doErr in the function. Otherwise nil.
+func (f *function) closureOf(fun ast.Expr) *ast.FuncLit {
+	id, ok := ast.Unparen(fun).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := f.info().Uses[id].(*types.Var)
+	if !ok || v.IsField() || v.Pos() < f.body.Pos() || v.Pos() >= f.body.End() {
+		return nil
+	}
+	var lit *ast.FuncLit
+	n := 0
+	for c := range f.cur.Preorder((*ast.AssignStmt)(nil)) {
+		as := c.Node().(*ast.AssignStmt)
+		for i, lhs := range as.Lhs {
+			if lid, ok := lhs.(*ast.Ident); ok && f.info().ObjectOf(lid) == v {
+				n++
+				if len(as.Rhs) == len(as.Lhs) {
+					lit, _ = ast.Unparen(as.Rhs[i]).(*ast.FuncLit)
+				}
+			}
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	return lit
 }

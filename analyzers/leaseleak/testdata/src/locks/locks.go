@@ -331,3 +331,40 @@ func (c *cache) nested() {
 	c.mu.RUnlock()
 	c.mu.RUnlock()
 }
+
+// Near-miss: a closure of the function unlocks, and the error path
+// relocks before calling it (an async publisher's ack handler).
+func (d *dispatcher) ack(id int, fail func(int) error) {
+	d.mu.Lock()
+	doErr := func(err error) {
+		d.state = -1
+		d.mu.Unlock()
+	}
+	if id < 0 {
+		d.mu.Unlock()
+		if err := fail(id); err != nil {
+			d.mu.Lock()
+			doErr(err)
+		}
+		return
+	}
+	d.state = id
+	d.mu.Unlock()
+}
+
+// The closure unlocks another lock: the error path still leaks d.mu.
+func (d *dispatcher) ackOther(id int, other *sync.Mutex, fail func(int) error) {
+	d.mu.Lock()
+	doErr := func(err error) {
+		other.Unlock()
+	}
+	if id < 0 {
+		d.mu.Unlock()
+		if err := fail(id); err != nil {
+			d.mu.Lock() // want `d.mu is locked here but the mutex is not unlocked on the path through the return`
+			doErr(err)
+		}
+		return
+	}
+	d.mu.Unlock()
+}
