@@ -253,7 +253,7 @@ func (st *state) mentionsCarrier(n ast.Node) bool {
 			return false
 		}
 		if id, ok := n.(*ast.Ident); ok {
-			if v, ok := st.info.Uses[id].(*types.Var); ok && analysisutil.IsError(v.Type()) && (st.anyErr || st.res.MayCarryCancel(id)) {
+			if v, ok := st.info.Uses[id].(*types.Var); ok && analysisutil.IsError(v.Type()) && (st.anyErr || st.boundErr[v] || st.res.MayCarryCancel(id)) {
 				found = true
 			}
 		}

@@ -58,6 +58,7 @@ type state struct {
 	sleepers map[*types.Func]bool  // local context-less sleep helpers
 	anyErr   bool                  // while judging exits: any error variable counts
 	verdicts map[types.Object]bool // while judging exits: bool results of bound calls
+	boundErr map[types.Object]bool // while judging exits: error variables bound calls assign
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -117,8 +118,8 @@ type loop struct {
 // loop without (an accept loop, a poll), any error does.
 func (st *state) judgeExits(l *loop) {
 	st.anyErr = len(l.bound) == 0
-	st.verdicts = st.boundVerdicts(l)
-	defer func() { st.anyErr, st.verdicts = false, nil }()
+	st.verdicts, st.boundErr = st.boundResults(l)
+	defer func() { st.anyErr, st.verdicts, st.boundErr = false, nil, nil }()
 	if s, ok := l.stmt.(*ast.ForStmt); ok && s.Cond != nil && !l.checked &&
 		st.classify(s.Cond, false) == guardFinal {
 		// for i < 3 && retryable(err): the loop ends on the error.
@@ -137,14 +138,15 @@ func (st *state) judgeExits(l *loop) {
 	}
 }
 
-// boundVerdicts returns the bool variables assigned from a bound call next
-// to its error: `retry, err := c.process(ctx, cmd)`. The callee has judged
-// its own error, as an unknown classifier would.
-func (st *state) boundVerdicts(l *loop) map[types.Object]bool {
-	var out map[types.Object]bool
+// boundResults returns the bool and error variables assigned from a bound
+// call: `retry, err := c.process(ctx, cmd)`. A bool there is the callee's
+// verdict on its error, as an unknown classifier would be. The error counts
+// as the call's in the loop condition too, which the assignment reaches
+// only on the next round (for err == nil { msg, err = next(ctx) }).
+func (st *state) boundResults(l *loop) (verdicts, errs map[types.Object]bool) {
 	ast.Inspect(l.body, func(n ast.Node) bool {
 		as, ok := n.(*ast.AssignStmt)
-		if !ok || len(as.Rhs) != 1 || len(as.Lhs) < 2 {
+		if !ok || len(as.Rhs) != 1 {
 			return true
 		}
 		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
@@ -156,16 +158,24 @@ func (st *state) boundVerdicts(l *loop) map[types.Object]bool {
 			if !ok {
 				continue
 			}
-			if obj := st.info.ObjectOf(id); obj != nil && types.Identical(obj.Type().Underlying(), types.Typ[types.Bool]) {
-				if out == nil {
-					out = make(map[types.Object]bool)
+			obj := st.info.ObjectOf(id)
+			switch {
+			case obj == nil:
+			case types.Identical(obj.Type().Underlying(), types.Typ[types.Bool]) && len(as.Lhs) > 1:
+				if verdicts == nil {
+					verdicts = make(map[types.Object]bool)
 				}
-				out[obj] = true
+				verdicts[obj] = true
+			case analysisutil.IsError(obj.Type()):
+				if errs == nil {
+					errs = make(map[types.Object]bool)
+				}
+				errs[obj] = true
 			}
 		}
 		return true
 	})
-	return out
+	return verdicts, errs
 }
 
 // sleep is an uninterruptible wait in a loop.

@@ -169,3 +169,33 @@ func ProcessCounted(ctx context.Context, c *conn, max int) error {
 	}
 	return lastErr
 }
+
+func (c *conn) next(ctx context.Context) (string, error) { return "", ctx.Err() }
+
+// Clean: the loop condition ends the loop on the error the call assigns
+// at the end of the round.
+func Fetch(ctx context.Context, c *conn, batch int) ([]string, error) {
+	var msgs []string
+	var err error
+	for err == nil && len(msgs) < batch {
+		var m string
+		m, err = c.next(ctx)
+		if err == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs, err
+}
+
+// Still a retry: the condition tests another error.
+func FetchOther(ctx context.Context, c *conn, batch int) []string {
+	var msgs []string
+	var done error
+	for done == nil && len(msgs) < batch { // want `this retry loop in FetchOther calls c.next again after it fails without checking ctx`
+		m, err := c.next(ctx)
+		if err == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
