@@ -314,6 +314,17 @@ func (st *state) dropWalks(l *loop) {
 			if n.Value != nil {
 				mark(n.Value)
 			}
+			// for object := range objectsCh inside the body: each round
+			// gathers new input.
+			if n != l.stmt && isInputChan(st.info.TypeOf(n.X)) {
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						if obj := st.info.ObjectOf(id); obj != nil && inside(obj.Pos(), l.body) {
+							assigned[obj] = true
+						}
+					}
+				}
+			}
 		}
 		return true
 	})
@@ -341,6 +352,15 @@ func (st *state) dropWalks(l *loop) {
 	}
 }
 
+// isInputChan reports whether t is a channel that is not a timer's.
+func isInputChan(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	_, ok := t.Underlying().(*types.Chan)
+	return ok && !isTimeChan(t)
+}
+
 // nextInput reports whether as takes the loop's next input: its one
 // right-hand side receives from a channel, reads through a method that takes
 // no arguments but contexts and returns a value and an error (r.ReadReply(),
@@ -351,7 +371,7 @@ func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Objec
 		return false
 	}
 	rhs := ast.Unparen(as.Rhs[0])
-	if u, ok := rhs.(*ast.UnaryExpr); ok && u.Op == token.ARROW && !isTimeChan(st.info.TypeOf(u.X)) {
+	if u, ok := rhs.(*ast.UnaryExpr); ok && u.Op == token.ARROW && isInputChan(st.info.TypeOf(u.X)) {
 		return true
 	}
 	if call, ok := rhs.(*ast.CallExpr); ok && st.readCall(call, l) {

@@ -199,3 +199,30 @@ func FetchOther(ctx context.Context, c *conn, batch int) []string {
 	}
 	return msgs
 }
+
+func (c *conn) remove(ctx context.Context, body []byte) error { return ctx.Err() }
+
+func encode(keys []string) []byte { return nil }
+
+// Clean: each round gathers the next batch from the channel and removes
+// it; a failure is reported for that batch and the loop goes on to the
+// next one.
+func RemoveAll(ctx context.Context, c *conn, keys <-chan string, errs chan<- error) {
+	for done := false; !done; {
+		var batch []string
+		for k := range keys {
+			batch = append(batch, k)
+			if len(batch) == 100 {
+				break
+			}
+		}
+		if len(batch) < 100 {
+			done = true
+		}
+		body := encode(batch)
+		if err := c.remove(ctx, body); err != nil {
+			errs <- err
+			continue
+		}
+	}
+}
