@@ -502,3 +502,13 @@ func isCheckedFirst(ctx context.Context) error {
 	}
 	return nil
 }
+
+var errFetch = errors.New("fetch failed")
+
+// A sentinel wrapped with %w does not keep the call's cancellation.
+func fetchSentinel(ctx context.Context) error {
+	if err := store.Put(ctx, "token", "v"); err != nil {
+		return fmt.Errorf("%w: %v", errFetch, err) // want `fmt.Errorf formats err with %v, so the cancellation it may carry is lost`
+	}
+	return nil
+}

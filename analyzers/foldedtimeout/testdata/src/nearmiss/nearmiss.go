@@ -194,3 +194,15 @@ func wrappedAndFormatted(ctx context.Context) error {
 	}
 	return nil
 }
+
+// The context's own error is wrapped with %w; the call's error is only
+// detail.
+func fetchToken(ctx context.Context) error {
+	if err := store.Put(ctx, "token", "v"); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("%w (token fetch: %v)", cerr, err)
+		}
+		return fmt.Errorf("token fetch: %w", err)
+	}
+	return nil
+}
