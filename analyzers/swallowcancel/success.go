@@ -85,6 +85,12 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 	if analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
 		return
 	}
+	if s.keptPastLoop(f, loop, errExpr) {
+		// for _, b := range brokers { if conn, err = dial(ctx, b); err != nil
+		// { continue } ... }, then err is used: a failover that reports
+		// the last failure, cancellation included.
+		return
+	}
 	if rs, ok := loop.(*ast.RangeStmt); ok && isChan(s.info.TypeOf(rs.X)) && analysisutil.ErrorResult(f.Sig) < 0 {
 		// A stream read by a function with no error to return: logging
 		// each failure is all it can do, and the stream ends when its
@@ -99,6 +105,32 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 			errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop), f.Name()),
 		SuggestedFixes: s.stopLoopFixesOr(f, ctx, n.Body.Lbrace+1, true, s.breakEndsGoroutine(cur, f, loop)),
 	})
+}
+
+// keptPastLoop reports whether the error variable outlives the loop: it is
+// declared before the loop and read after it, or it is a named result of
+// f, so the last failure reaches whoever looks at it after the loop.
+func (s *state) keptPastLoop(f *ctxflow.Func, loop ast.Stmt, id *ast.Ident) bool {
+	v, ok := s.info.ObjectOf(id).(*types.Var)
+	if !ok || v.Pos() >= loop.Pos() && v.Pos() < loop.End() {
+		return false
+	}
+	for i := range f.Sig.Results().Len() {
+		if f.Sig.Results().At(i) == v {
+			return true
+		}
+	}
+	used := false
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		if used || n == nil || n.End() <= loop.End() {
+			return false // found, or wholly before the loop's end
+		}
+		if x, ok := n.(*ast.Ident); ok && x.Pos() >= loop.End() && s.info.Uses[x] == v {
+			used = true
+		}
+		return !used
+	})
+	return used
 }
 
 // handledHow says what a log-only branch does with the error: "logged" or

@@ -83,3 +83,39 @@ func (p *pool) handleAsync(ctx context.Context, job string) {
 		log.Println(job)
 	}()
 }
+
+// Near-miss: failover across replicas; the last failure is returned after
+// the loop, cancellation included.
+func firstReplica(ctx context.Context, replicas []string) (string, error) {
+	var v string
+	var err error
+	for _, r := range replicas {
+		if v, err = store.Get(ctx, r); err != nil {
+			continue
+		}
+		return v, nil
+	}
+	return "", err
+}
+
+// Near-miss: the same with a named result.
+func firstReplicaNamed(ctx context.Context, replicas []string) (v string, err error) {
+	for _, r := range replicas {
+		if v, err = store.Get(ctx, r); err != nil {
+			continue
+		}
+		break
+	}
+	return
+}
+
+// The error is declared in the loop: each failure is lost, and the loop
+// ends in success.
+func allReplicas(ctx context.Context, replicas []string) error {
+	for _, r := range replicas {
+		if _, err := store.Get(ctx, r); err != nil { // want `err may carry the cancellation of ctx and is only skipped, so the loop over replicas goes on after cancellation`
+			continue
+		}
+	}
+	return nil
+}
