@@ -363,6 +363,11 @@ func (st *state) follow(cur inspector.Cursor, f *ctxflow.Func, depth int) flow {
 			}
 			return flow{}
 		}
+		if analysisutil.IsFunc(fn, "runtime/pprof", "SetGoroutineLabels") {
+			// pprof.SetGoroutineLabels(context.Background()) clears the
+			// goroutine's profiler labels: the empty context is the point.
+			return flow{kind: useSkip}
+		}
 		switch gp := parent.Parent().Node().(type) {
 		case *ast.GoStmt:
 			return flow{kind: useSkip}

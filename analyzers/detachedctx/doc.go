@@ -69,6 +69,8 @@
 //     not count), main, init, and everything in _test.go files: tests build
 //     their own roots for setup and their deadlines;
 //   - context.WithoutCancel itself, and a fresh context passed to it;
+//   - pprof.SetGoroutineLabels(context.Background()), which clears the
+//     goroutine's profiler labels;
 //   - a fresh context stored for a long-lived owner: assigned to a field or a
 //     package-level variable, put in a composite literal, or returned; also
 //     a call whose result is stored that way (`s.pool =

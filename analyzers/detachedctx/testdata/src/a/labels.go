@@ -1,0 +1,24 @@
+package a
+
+import (
+	"context"
+	"runtime/pprof"
+)
+
+func roundTrip(ctx context.Context) error { return ctx.Err() }
+
+// Near-miss: the labels of ctx are set for the round trip and cleared
+// after it; the empty context is what clears them.
+func labeledRoundTrip(ctx context.Context) error {
+	pprof.SetGoroutineLabels(ctx)
+	defer pprof.SetGoroutineLabels(context.Background())
+	return roundTrip(ctx)
+}
+
+// Labels for a call are still values of the caller's context: a fresh
+// one under pprof.Do cuts the call off from ctx.
+func labeledDo(ctx context.Context) {
+	pprof.Do(context.Background(), pprof.Labels("op", "sync"), func(lctx context.Context) { // want `context.Background\(\) in labeledDo cuts off ctx`
+		_ = roundTrip(lctx)
+	})
+}
