@@ -305,6 +305,16 @@ func (st *state) dropWalks(l *loop) {
 					}
 				}
 			}
+		case *ast.TypeSwitchStmt:
+			// switch frame := frame.(type): each clause's frame is the
+			// next input too.
+			if as, ok := n.Assign.(*ast.AssignStmt); ok && st.nextInput(as, l, assigned) {
+				for _, c := range n.Body.List {
+					if obj := st.info.Implicits[c]; obj != nil {
+						assigned[obj] = true
+					}
+				}
+			}
 		case *ast.IncDecStmt:
 			mark(n.X)
 		case *ast.RangeStmt:

@@ -226,3 +226,29 @@ func RemoveAll(ctx context.Context, c *conn, keys <-chan string, errs chan<- err
 		}
 	}
 }
+
+type headers struct{}
+
+type framer struct{}
+
+func (f *framer) readFrame() (any, error) { return nil, nil }
+
+func (c *conn) operateHeaders(ctx context.Context, h *headers) error { return ctx.Err() }
+
+// Clean: each round reads a frame and dispatches it by type; a bad headers
+// frame is answered and the loop reads the next frame.
+func HandleStreams(ctx context.Context, c *conn, fr *framer) {
+	for {
+		frame, err := fr.readFrame()
+		if err != nil {
+			return
+		}
+		switch frame := frame.(type) {
+		case *headers:
+			if err := c.operateHeaders(ctx, frame); err != nil {
+				logf("bad headers: %v", err)
+				continue
+			}
+		}
+	}
+}
