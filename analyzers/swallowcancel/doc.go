@@ -131,6 +131,23 @@
 //     there; and an explicit drop (`_ = cache.Delete(ctx, k)`) after
 //     context-bound work whose error was checked: a best-effort side
 //     effect of work that succeeded;
+//   - an explicit drop (`_ = c.Close(ctx, x)`) in a loop of a function with
+//     no error result, as outside loops; a drop followed, in its block or
+//     the blocks around it, by the return of another error; a bare call in
+//     a goroutine literal unless the goroutine then defers a release on
+//     the same receiver (sem.Acquire(ctx, 1); defer sem.Release(1)):
+//     nobody waits on its success;
+//   - a dropped error left to another result that has an `Err() error`
+//     method (`rows, _ := conn.Query(ctx, q)`, as pgx documents): whoever
+//     iterates the rows reads it there, and a loop that does not is
+//     reported as an iterator whose Err is never checked;
+//   - a skipped error in a loop that is kept past the loop (declared before
+//     it and read after it, or a named result): a failover that reports the
+//     last failure;
+//   - nil returned when the context ended in a worker whose body ends in a
+//     `for {}` that nothing breaks out of, when every nil return is guarded
+//     by a test of the context (or a wait helper given it that answers with
+//     a bool): nil means stopped, and there is no other success;
 //   - _test.go files, unless the tests setting is on.
 //
 // To silence one finding, give a reason:

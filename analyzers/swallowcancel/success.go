@@ -354,7 +354,7 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 func (s *state) reportNilOnCancel(f *ctxflow.Func, t ctxflow.CancelTest, last ast.Stmt, pos, end token.Pos, own []analysis.SuggestedFix) {
 	ret, ok := last.(*ast.ReturnStmt)
 	idx := analysisutil.ErrorResult(f.Sig)
-	if !ok || idx < 0 || s.quiet[f] || s.groupGoroutine(f) || !s.returnsNilError(f, ret, idx) {
+	if !ok || idx < 0 || s.quiet[f] || s.groupGoroutine(f) || !s.returnsNilError(f, ret, idx) || s.stopsOnlyOnCancel(f) {
 		return
 	}
 	var errText, what string
