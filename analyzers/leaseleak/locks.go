@@ -357,21 +357,30 @@ func (f *function) releaseBefore(src []byte, ret *ast.ReturnStmt, release string
 	return analysis.TextEdit{Pos: ret.Pos(), End: ret.Pos(), NewText: []byte(release + "\n" + indent)}, true
 }
 
-// closureOf returns the function literal that fun, a local variable, is
-// bound to: `doErr := func(err error) {...}` and no other assignment to
-// doErr in the function. Otherwise nil.
+// closureOf returns the function literal that fun, a local variable of the
+// function or of one around it, is bound to: `doErr := func(err error)
+// {...}` and no other assignment to doErr. Otherwise nil.
 func (f *function) closureOf(fun ast.Expr) *ast.FuncLit {
 	id, ok := ast.Unparen(fun).(*ast.Ident)
 	if !ok {
 		return nil
 	}
 	v, ok := f.info().Uses[id].(*types.Var)
-	if !ok || v.IsField() || v.Pos() < f.body.Pos() || v.Pos() >= f.body.End() {
+	if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return nil
+	}
+	// The variable may belong to an enclosing function (a callback that
+	// relocks and calls its parent's doErr): look in the outermost one.
+	outer := f.cur
+	for e := range f.cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		outer = e
+	}
+	if v.Pos() < outer.Node().Pos() || v.Pos() >= outer.Node().End() {
 		return nil
 	}
 	var lit *ast.FuncLit
 	n := 0
-	for c := range f.cur.Preorder((*ast.AssignStmt)(nil)) {
+	for c := range outer.Preorder((*ast.AssignStmt)(nil)) {
 		as := c.Node().(*ast.AssignStmt)
 		for i, lhs := range as.Lhs {
 			if lid, ok := lhs.(*ast.Ident); ok && f.info().ObjectOf(lid) == v {

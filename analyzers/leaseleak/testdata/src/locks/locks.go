@@ -368,3 +368,31 @@ func (d *dispatcher) ackOther(id int, other *sync.Mutex, fail func(int) error) {
 	}
 	d.mu.Unlock()
 }
+
+// Near-miss: the same from a retry callback that relocks and calls its
+// parent's closure.
+func (d *dispatcher) ackLater(id int, fail func(int) error) {
+	d.mu.Lock()
+	doErr := func(err error) {
+		d.state = -1
+		d.mu.Unlock()
+	}
+	if id < 0 {
+		go func() {
+			d.mu.Lock()
+			if id == -1 {
+				d.mu.Unlock()
+				return
+			}
+			d.mu.Unlock()
+			if err := fail(id); err != nil {
+				d.mu.Lock()
+				doErr(err)
+			}
+		}()
+		d.mu.Unlock()
+		return
+	}
+	d.state = id
+	d.mu.Unlock()
+}
