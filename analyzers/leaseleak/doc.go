@@ -68,7 +68,10 @@
 // the rows, or on which the response body was read to its end with
 // io.ReadAll or io.Copy, which gives the connection back. A condition that
 // held at the acquisition and reads only variables that never change is
-// taken to hold again later (if b { mu.Lock() } ... if b { mu.Unlock() }).
+// taken to hold again later (if b { mu.Lock() } ... if b { mu.Unlock() }),
+// and after `ctx, cancel = context.WithTimeout(...)` a test of
+// ctx.Deadline() finds a deadline (so `if _, ok := ctx.Deadline(); !ok {
+// ctx, cancel = context.WithTimeout(ctx, d) }` does not overwrite it).
 // A deferred closure registered before the acquisition that releases the
 // same variable covers it.
 //

@@ -131,7 +131,7 @@ func (l *lease) check() {
 			return l.kind().NextCloses && isNextCall(info, cond, l.objs, truth)
 		},
 		tagCases:   f.tagCases(),
-		consistent: f.consistentConds(l.stmt),
+		consistent: l.deadlineConds(f.consistentConds(l.stmt)),
 		// Overwriting the only variable that holds the lease loses it.
 		hit: func(n ast.Node) bool {
 			return len(l.objs) == 1 && assigns(info, n, l.obj) && !l.stillHeld(n)
@@ -142,6 +142,60 @@ func (l *lease) check() {
 		return
 	}
 	l.report(out)
+}
+
+// deadlineConds adds to conds what a timeout lease says about its context:
+// after `ctx, cancel = context.WithTimeout(...)`, a test `_, ok :=
+// ctx.Deadline()` finds a deadline, so a branch taken when there is none
+// (where code adds a default timeout) is not on the lease's paths.
+func (l *lease) deadlineConds(conds map[string]bool) map[string]bool {
+	fn := l.acq.Fn
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" ||
+		(fn.Name() != "WithTimeout" && fn.Name() != "WithDeadline" && fn.Name() != "WithTimeoutCause" && fn.Name() != "WithDeadlineCause") {
+		return conds
+	}
+	as, ok := l.stmt.(*ast.AssignStmt)
+	if !ok || len(as.Lhs) != 2 {
+		return conds
+	}
+	ctx := types.ExprString(as.Lhs[0])
+	info := l.f.info()
+	names := make(map[string]int) // how often each name is declared
+	var oks []*ast.Ident
+	for c := range l.f.cur.Preorder((*ast.AssignStmt)(nil), (*ast.Ident)(nil)) {
+		switch n := c.Node().(type) {
+		case *ast.Ident:
+			if info.Defs[n] != nil {
+				names[n.Name]++
+			}
+		case *ast.AssignStmt:
+			if len(n.Lhs) != 2 || len(n.Rhs) != 1 {
+				continue
+			}
+			call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr)
+			if !ok || len(call.Args) != 0 {
+				continue
+			}
+			sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Deadline" || !analysisutil.IsContext(info.TypeOf(sel.X)) || types.ExprString(sel.X) != ctx {
+				continue
+			}
+			if id, ok := n.Lhs[1].(*ast.Ident); ok && id.Name != "_" {
+				oks = append(oks, id)
+			}
+		}
+	}
+	for _, id := range oks {
+		if names[id.Name] != 1 {
+			continue // the name is ambiguous in this function
+		}
+		if conds == nil {
+			conds = make(map[string]bool)
+		}
+		conds[id.Name] = true
+		conds["!"+id.Name] = false
+	}
+	return conds
 }
 
 // stillHeld reports whether the assignment n to the lease variable keeps the

@@ -169,3 +169,35 @@ func notify(ctx context.Context, ready func() bool) error {
 	defer stop()
 	return work(ctx)
 }
+
+type reqOpts struct {
+	ctx  context.Context
+	wait time.Duration
+}
+
+// Near-miss: the second timeout is added only when the context has no
+// deadline, which the first timeout's context always has.
+func defaultTimeout(o reqOpts, def time.Duration) (reqOpts, context.CancelFunc) {
+	var cancel context.CancelFunc
+	if o.ctx == nil && o.wait > 0 {
+		o.ctx, cancel = context.WithTimeout(context.Background(), o.wait)
+	}
+	if o.ctx != nil {
+		if _, hasDeadline := o.ctx.Deadline(); !hasDeadline {
+			o.ctx, cancel = context.WithTimeout(o.ctx, def)
+		}
+	}
+	return o, cancel
+}
+
+// The second timeout replaces the first one unconditionally.
+func doubleTimeout(o reqOpts, def time.Duration) (reqOpts, context.CancelFunc) {
+	var cancel context.CancelFunc
+	if o.ctx == nil && o.wait > 0 {
+		o.ctx, cancel = context.WithTimeout(context.Background(), o.wait) // want `the cancel function of context.WithTimeout is not called before cancel is overwritten`
+	}
+	if o.ctx != nil {
+		o.ctx, cancel = context.WithTimeout(o.ctx, def)
+	}
+	return o, cancel
+}
