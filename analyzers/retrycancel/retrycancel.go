@@ -607,6 +607,12 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 			if s, ok := st.sleepStmt(n); ok && st.innermostLoop(c) == l.stmt && !beforeExit(c) {
 				l.sleeps = append(l.sleeps, s)
 			}
+			if call, ok := ast.Unparen(n.X).(*ast.CallExpr); ok && analysisutil.NoReturn(st.info, call) {
+				// logger.Fatalf("attempt %d: %v", i, err): the program
+				// (or the goroutine) ends here.
+				l.exits = true
+				l.exitCurs = append(l.exitCurs, c)
+			}
 		case *ast.SelectStmt:
 			if st.timersOnly(n) && st.innermostLoop(c) == l.stmt {
 				l.sleeps = append(l.sleeps, sleep{stmt: n, desc: "this select over timers only"})
@@ -621,7 +627,7 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 			}
 		case *ast.IfStmt:
 			if l.retryErr == nil && cancelTest(st.info, n.Cond) {
-				if terminates(n.Body.List) {
+				if st.terminates(n.Body.List) {
 					l.checked, l.observes = true, true
 				} else if !st.perAttempt(l) {
 					l.retryErr = n.Cond
@@ -633,7 +639,7 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				if l.retryErr != nil || !cancelTest(st.info, e) {
 					continue
 				}
-				if terminates(n.Body) {
+				if st.terminates(n.Body) {
 					l.checked, l.observes = true, true
 				} else if !st.perAttempt(l) {
 					l.retryErr = e
@@ -868,8 +874,8 @@ func isCancelSentinel(info *types.Info, e ast.Expr) bool {
 }
 
 // terminates reports whether a statement list ends by leaving: return,
-// break, goto, or panic.
-func terminates(list []ast.Stmt) bool {
+// break, goto, or a call that never returns (panic, log.Fatalf).
+func (st *state) terminates(list []ast.Stmt) bool {
 	if len(list) == 0 {
 		return false
 	}
@@ -879,10 +885,8 @@ func terminates(list []ast.Stmt) bool {
 	case *ast.BranchStmt:
 		return s.Tok == token.BREAK || s.Tok == token.GOTO
 	case *ast.ExprStmt:
-		if call, ok := s.X.(*ast.CallExpr); ok {
-			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
-				return true
-			}
+		if call, ok := ast.Unparen(s.X).(*ast.CallExpr); ok {
+			return analysisutil.NoReturn(st.info, call)
 		}
 	}
 	return false

@@ -61,7 +61,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		})
 		return
 	}
-	if n.Else != nil || endsFlow(last) || !s.logOnly(n.Body) {
+	if n.Else != nil || endsFlow(s.info, last) || !s.logOnly(n.Body) {
 		return // an else, an exit, or handling other than logging (a fallback)
 	}
 	// The branch logs (or ignores) the error and carries on: in a loop over
@@ -669,18 +669,17 @@ func lastStmt(b *ast.BlockStmt) ast.Stmt {
 }
 
 // endsFlow reports whether st leaves the enclosing block for good: a
-// return, a break or goto, or a panic.
-func endsFlow(st ast.Stmt) bool {
+// return, a break or goto, or a call that never returns (panic,
+// log.Fatalf, os.Exit).
+func endsFlow(info *types.Info, st ast.Stmt) bool {
 	switch st := st.(type) {
 	case *ast.ReturnStmt:
 		return true
 	case *ast.BranchStmt:
 		return st.Tok == token.BREAK || st.Tok == token.GOTO
 	case *ast.ExprStmt:
-		if call, ok := st.X.(*ast.CallExpr); ok {
-			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
-				return true
-			}
+		if call, ok := ast.Unparen(st.X).(*ast.CallExpr); ok {
+			return analysisutil.NoReturn(info, call)
 		}
 	}
 	return false

@@ -252,3 +252,26 @@ func HandleStreams(ctx context.Context, c *conn, fr *framer) {
 		}
 	}
 }
+
+type fatalLogger interface {
+	Fatalf(format string, args ...any)
+}
+
+// Clean: a failed call ends the program; the loop never goes round after
+// it.
+func PickFirst(ctx context.Context, c *conn, n int, log fatalLogger) {
+	for i := 0; i < n; i++ {
+		if err := c.validate(ctx); err != nil {
+			log.Fatalf("call %d: %v", i, err)
+		}
+	}
+}
+
+// Still a retry: the fatal call is not on the failure's path.
+func PickFirstLate(ctx context.Context, c *conn, n int, log fatalLogger) {
+	for i := 0; i < n; i++ { // want `this retry loop in PickFirstLate calls c.validate again after it fails without checking ctx`
+		if err := c.validate(ctx); err == nil {
+			log.Fatalf("call %d succeeded", i)
+		}
+	}
+}

@@ -161,3 +161,13 @@ func fetchPages(ctx context.Context) error {
 		}
 	}
 }
+
+// Near-miss: the failure ends the program.
+func putAllOrDie(ctx context.Context, ks []string) error {
+	for _, k := range ks {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			log.Fatalf("put %s: %v", k, err)
+		}
+	}
+	return nil
+}

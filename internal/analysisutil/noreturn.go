@@ -1,0 +1,53 @@
+package analysisutil
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// NoReturn reports whether call never returns to its caller: the builtin
+// panic, os.Exit, runtime.Goexit, log.Fatal* and log.Panic* (functions and
+// *log.Logger methods), testing's Fatal*, FailNow and Skip*, and any
+// function or method named Fatal, Fatalf or Fatalln (the convention of
+// logging packages: grpclog, klog, logrus, zap's sugared logger).
+func NoReturn(info *types.Info, call *ast.CallExpr) bool {
+	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+		if b, ok := info.Uses[id].(*types.Builtin); ok {
+			return b.Name() == "panic"
+		}
+	}
+	fn := Callee(info, call)
+	if fn == nil {
+		// A method of an interface (a logger's Fatalf) has no static
+		// callee but a name.
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		return ok && fatalName(sel.Sel.Name)
+	}
+	if fatalName(fn.Name()) {
+		return true
+	}
+	if fn.Pkg() == nil {
+		return false
+	}
+	switch fn.Pkg().Path() {
+	case "os":
+		return fn.Name() == "Exit"
+	case "runtime":
+		return fn.Name() == "Goexit"
+	case "log":
+		switch fn.Name() {
+		case "Panic", "Panicf", "Panicln":
+			return true
+		}
+	case "testing":
+		switch fn.Name() {
+		case "FailNow", "Skip", "Skipf", "SkipNow":
+			return true
+		}
+	}
+	return false
+}
+
+func fatalName(name string) bool {
+	return name == "Fatal" || name == "Fatalf" || name == "Fatalln"
+}
