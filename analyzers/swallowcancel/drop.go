@@ -193,8 +193,14 @@ func (s *state) onFailurePath(cur inspector.Cursor) bool {
 }
 
 // isLastStmt reports whether the statement at cur is the last one its
-// function runs: nothing follows it in any enclosing block.
+// function runs: nothing follows it in any enclosing block, or a bare
+// return does (`s.processRPC(ctx, st); return`).
 func isLastStmt(cur inspector.Cursor, f *ctxflow.Func) bool {
+	if next, ok := cur.NextSibling(); ok {
+		if ret, ok := next.Node().(*ast.ReturnStmt); ok && len(ret.Results) == 0 && f.Sig.Results().Len() == 0 {
+			return true
+		}
+	}
 	for c := cur; c.Node() != f.Body; c = c.Parent() {
 		switch p := c.Parent().Node().(type) {
 		case *ast.BlockStmt:
