@@ -45,7 +45,7 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 	}
 	stmt := cur.Node().(ast.Stmt)
 	if loop := enclosingLoop(cur); loop != nil {
-		if analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
+		if s.quiet[f] || analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
 			return // retrycancel's, or the loop stops by itself
 		}
 		if s.onFailurePath(cur) {

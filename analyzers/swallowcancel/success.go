@@ -82,7 +82,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		})
 		return
 	}
-	if analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
+	if s.quiet[f] || analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
 		return
 	}
 	if s.keptPastLoop(f, loop, errExpr) {

@@ -27,3 +27,15 @@ func main() {
 		log.Fatal(err)
 	}
 }
+
+// setup logs each failure and goes on: in package main cancellation is the
+// program's shutdown.
+func setup(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			log.Printf("setup %s: %v", k, err)
+		}
+		store.Put(ctx, k, "w")
+	}
+	return nil
+}
