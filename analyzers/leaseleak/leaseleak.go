@@ -164,6 +164,10 @@ type function struct {
 	cfg   *cfg.CFG
 	body  *ast.BlockStmt
 	ftype *ast.FuncType
+	// lockLeaks holds, per lock, the returns already reported as reached
+	// with it held: a re-Lock leaking through the same returns is the
+	// same bug.
+	lockLeaks map[string]map[*ast.ReturnStmt]bool
 }
 
 func (f *function) info() *types.Info { return f.s.pass.TypesInfo }

@@ -265,6 +265,9 @@ search:
 		return true
 	}
 	name := types.ExprString(recv)
+	if !out.loop && f.sameLockLeak(name, out.leaks) {
+		return true // Lock; for { ...; return; Unlock; wait; Lock }: reported at the first Lock
+	}
 	var where string
 	var related []analysis.RelatedInformation
 	for _, ret := range out.leaks {
@@ -295,6 +298,25 @@ search:
 	}
 	f.s.rep.Report(d)
 	return true
+}
+
+// sameLockLeak records that lock leaks through rets and reports whether an
+// earlier acquisition of it was already reported for all of them.
+func (f *function) sameLockLeak(lock string, rets []*ast.ReturnStmt) bool {
+	if f.lockLeaks == nil {
+		f.lockLeaks = make(map[string]map[*ast.ReturnStmt]bool)
+	}
+	seen := f.lockLeaks[lock]
+	if seen == nil {
+		seen = make(map[*ast.ReturnStmt]bool)
+		f.lockLeaks[lock] = seen
+	}
+	all := true
+	for _, r := range rets {
+		all = all && seen[r]
+		seen[r] = true
+	}
+	return all
 }
 
 // lockFix releases the lock before each leaking return whose results do not

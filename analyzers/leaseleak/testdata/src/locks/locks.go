@@ -396,3 +396,20 @@ func (d *dispatcher) ackLater(id int, fail func(int) error) {
 	d.state = id
 	d.mu.Unlock()
 }
+
+// One bug, one finding: the re-Lock in the wait loop leaks through the same
+// return as the first Lock, and is not reported again.
+func (d *dispatcher) take(ctx context.Context, wait func()) error {
+	d.mu.Lock() // want `d.mu is locked here but the mutex is not unlocked on the path through the return when err != nil`
+	for d.state == 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d.mu.Unlock()
+		wait()
+		d.mu.Lock()
+	}
+	d.state--
+	d.mu.Unlock()
+	return nil
+}
