@@ -108,7 +108,10 @@
 // It also reports a write Unlock of a sync.Mutex or RWMutex that follows
 // another Unlock of the same mutex on some path with no Lock in between, or
 // that runs while a deferred Unlock is pending: unlocking an unlocked mutex
-// is a fatal error that recover cannot catch.
+// is a fatal error that recover cannot catch. Not when a function literal of
+// the function locks the mutex and never unlocks it: a goroutine that hands
+// the lock over (`go func() { mu.Lock(); ...; close(done) }()`, then
+// `<-done; mu.Unlock()`).
 //
 // It also reports a lease that database/sql ties to the context it was
 // acquired with, used where that context is known to be done: a *sql.Tx

@@ -92,6 +92,9 @@ func (f *function) checkDoubleUnlock(b *cfg.Block, i int, n ast.Node, call *ast.
 		c, ok := es.X.(*ast.CallExpr)
 		return ok && unlockOf(info, c) == k && sameKey(c)
 	}
+	if f.handsOverLock(key, sameKey) {
+		return
+	}
 	// A deferred unlock registered before n, in a block around n.
 	var deferred *ast.DeferStmt
 	c, ok := f.cur.FindNode(n)
@@ -152,4 +155,34 @@ func (f *function) checkDoubleUnlock(b *cfg.Block, i int, n ast.Node, call *ast.
 			},
 		})
 	}
+}
+
+// handsOverLock reports whether a function literal in f locks the mutex and
+// never unlocks it: a goroutine that takes the lock and leaves it held for
+// this function, signalled through a channel (`go func() { mu.Lock(); ...;
+// close(done) }()` then `<-done; mu.Unlock()`). Which Unlock pairs with
+// which Lock then depends on the goroutines' order.
+func (f *function) handsOverLock(key []types.Object, sameKey func(*ast.CallExpr) bool) bool {
+	info := f.info()
+	for c := range f.cur.Preorder((*ast.FuncLit)(nil)) {
+		locks, unlocks := false, false
+		ast.Inspect(c.Node().(*ast.FuncLit).Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || !sameKey(call) {
+				return true
+			}
+			fn := analysisutil.Callee(info, call)
+			switch {
+			case analysisutil.IsMethod(fn, "sync", "Mutex", "Lock"), analysisutil.IsMethod(fn, "sync", "RWMutex", "Lock"):
+				locks = true
+			case unlockOf(info, call) == lockMutex:
+				unlocks = true
+			}
+			return true
+		})
+		if locks && !unlocks {
+			return true
+		}
+	}
+	return false
 }
