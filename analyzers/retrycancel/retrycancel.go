@@ -431,14 +431,25 @@ func (st *state) readCall(call *ast.CallExpr, l *loop) bool {
 	}
 }
 
-// shortSleep reports whether s waits a constant duration under 100ms: in a
+// shortSleep reports whether s waits a constant duration under 100ms (or
+// time.Until(t.Add(d)) with such a d): in a
 // loop that checks its context, the delay it adds to cancellation does not
 // matter.
 func (st *state) shortSleep(s sleep) bool {
 	if s.dur == nil {
 		return false
 	}
-	tv, ok := st.info.Types[s.dur]
+	dur := s.dur
+	// time.Until(last.Add(10 * time.Millisecond)): at most the constant
+	// once last has passed.
+	if call, ok := ast.Unparen(dur).(*ast.CallExpr); ok && len(call.Args) == 1 &&
+		analysisutil.IsFunc(analysisutil.Callee(st.info, call), "time", "Until") {
+		if add, ok := ast.Unparen(call.Args[0]).(*ast.CallExpr); ok && len(add.Args) == 1 &&
+			analysisutil.IsMethod(analysisutil.Callee(st.info, add), "time", "Time", "Add") {
+			dur = add.Args[0]
+		}
+	}
+	tv, ok := st.info.Types[dur]
 	if !ok || tv.Value == nil {
 		return false
 	}

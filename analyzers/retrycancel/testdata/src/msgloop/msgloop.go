@@ -275,3 +275,38 @@ func PickFirstLate(ctx context.Context, c *conn, n int, log fatalLogger) {
 		}
 	}
 }
+
+// Clean: the loop checks ctx, and the pause before each refresh lasts at
+// most 10ms past the last one.
+func Refresh(ctx context.Context, c *conn, updates <-chan struct{}) {
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-updates:
+		}
+		time.Sleep(time.Until(last.Add(10 * time.Millisecond)))
+		last = time.Now()
+		if err := c.validate(ctx); err != nil {
+			logf("refresh: %v", err)
+		}
+	}
+}
+
+// The same pause of up to a second delays the stop.
+func RefreshSlow(ctx context.Context, c *conn, updates <-chan struct{}) {
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-updates:
+		}
+		time.Sleep(time.Until(last.Add(time.Second))) // want `time.Sleep ignores ctx: once ctx is canceled this retry loop still sleeps out its backoff before it notices`
+		last = time.Now()
+		if err := c.validate(ctx); err != nil {
+			logf("refresh: %v", err)
+		}
+	}
+}
