@@ -432,9 +432,8 @@ func (st *state) readCall(call *ast.CallExpr, l *loop) bool {
 }
 
 // shortSleep reports whether s waits a constant duration under 100ms (or
-// time.Until(t.Add(d)) with such a d): in a
-// loop that checks its context, the delay it adds to cancellation does not
-// matter.
+// time.Until(t.Add(d)) with such a d): in a loop that checks its context,
+// the delay it adds to cancellation does not matter.
 func (st *state) shortSleep(s sleep) bool {
 	if s.dur == nil {
 		return false
