@@ -231,7 +231,7 @@ func (r *Result) Acquisition(call *ast.CallExpr) *Acquisition {
 		if idx >= sig.Results().Len() {
 			return nil
 		}
-		return &Acquisition{Kind: k, Index: idx, Err: analysisutil.ErrorResult(sig), Name: FuncName(fn), Fn: fn}
+		return &Acquisition{Kind: k, Index: idx, Err: errResult(sig, idx), Name: FuncName(fn), Fn: fn}
 	}
 	for _, a := range acquirersByName[fn.Name()] {
 		if a.recv == "" && analysisutil.IsFunc(fn, a.pkg, a.name) ||
@@ -253,6 +253,20 @@ func (r *Result) Acquisition(call *ast.CallExpr) *Acquisition {
 		}
 	}
 	return nil
+}
+
+// errResult returns the index of sig's error result: the result of type
+// error, or else a last result of a type that implements error (a
+// *HandlerError), other than the lease's; -1 when there is none.
+func errResult(sig *types.Signature, lease int) int {
+	if i := analysisutil.ErrorResult(sig); i >= 0 {
+		return i
+	}
+	last := sig.Results().Len() - 1
+	if last >= 0 && last != lease && analysisutil.IsError(sig.Results().At(last).Type()) {
+		return last
+	}
+	return -1
 }
 
 // Extra is a lease kind configured by the user.

@@ -201,3 +201,30 @@ func doubleTimeout(o reqOpts, def time.Duration) (reqOpts, context.CancelFunc) {
 	}
 	return o, cancel
 }
+
+type handlerError struct{ msg string }
+
+func (e *handlerError) Error() string { return e.msg }
+
+// taskContext returns a nil cancel function with a non-nil *handlerError.
+func taskContext(timeout string) (context.Context, context.CancelFunc, *handlerError) {
+	d, err := time.ParseDuration(timeout)
+	if err != nil {
+		return nil, nil, &handlerError{"bad timeout"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	return ctx, cancel, nil
+}
+
+// Near-miss: the acquisition's error is a *handlerError; on that path there
+// is nothing to cancel.
+func executeTask(timeout string) *handlerError {
+	ctx, cancel, herr := taskContext(timeout)
+	if herr != nil {
+		return herr
+	}
+	defer cancel()
+	return work2(ctx)
+}
+
+func work2(ctx context.Context) *handlerError { return nil }
