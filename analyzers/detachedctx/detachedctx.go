@@ -791,6 +791,9 @@ func shutdownMethod(f *ctxflow.Func) bool {
 var cleanupWords = map[string]bool{
 	"cleanup": true, "clean": true, "rollback": true, "abort": true, "audit": true,
 	"release": true, "unlock": true, "teardown": true,
+	// Stopping the server or the process from a request: the request's
+	// context ends with it.
+	"shutdown": true, "stop": true, "exit": true, "close": true,
 }
 
 // cleanupName reports whether a camel-case word of name is a cleanup word.

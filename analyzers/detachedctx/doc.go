@@ -61,8 +61,10 @@
 //
 // A cleanup position is a deferred call, a call inside a deferred function
 // literal, or a call whose name has one of the words cleanup, clean,
-// rollback, abort, audit, release, unlock or teardown (split at
-// camel-case boundaries: AuditLog has audit, Audition does not).
+// rollback, abort, audit, release, unlock, teardown, close, shutdown, stop
+// or exit (split at camel-case boundaries: AuditLog has audit, Audition
+// does not; exitProcess called from an admin handler stops the server that
+// serves the request, and must outlive its context).
 //
 // Not reported:
 //   - functions with no context in reach (a context parameter named _ does

@@ -22,3 +22,11 @@ func labeledDo(ctx context.Context) {
 		_ = roundTrip(lctx)
 	})
 }
+
+func exitProcess(ctx context.Context) {}
+
+// Stopping the process from an admin request must outlive the request; the
+// values of its context can still go along.
+func handleStop(ctx context.Context) {
+	exitProcess(context.Background()) // want `context.Background\(\) for the cleanup call exitProcess drops the values of ctx`
+}
