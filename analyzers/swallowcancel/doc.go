@@ -116,8 +116,11 @@
 //     or follow such a test of the same error;
 //   - dropped errors of cleanup calls (Close, Shutdown, Stop, Rollback,
 //     Release, Unlock, Abort, Cancel, Disconnect, Unsubscribe, Unregister,
-//     Cleanup; extend with the cleanup-calls setting), dropped or only
-//     logged, and drops on a path that returns another error;
+//     Cleanup; extend with the cleanup-calls setting; unexported forms
+//     such as shutdown count too), dropped or only logged, and anything
+//     dropped or only logged inside a function or method with such a name
+//     (Stop runs every stop hook whatever the others did); drops on a path
+//     that returns another error;
 //   - loops that retry the same work (analysisutil.IsRetryLoop): retrycancel
 //     reports those, and drops and logged errors in a collection loop
 //     nested in a retry loop that never tests its context; loops that test

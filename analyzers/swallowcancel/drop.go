@@ -36,11 +36,11 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 			return
 		}
 	}
-	if s.cleanup[calleeShortName(s.info, call)] || !s.res.CallMayCarryCancel(call, idx) {
+	if s.isCleanup(calleeShortName(s.info, call)) || !s.res.CallMayCarryCancel(call, idx) {
 		return
 	}
 	f := s.res.Enclosing(cur)
-	if f == nil {
+	if f == nil || s.inTeardown(f) {
 		return
 	}
 	stmt := cur.Node().(ast.Stmt)

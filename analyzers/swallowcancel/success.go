@@ -35,7 +35,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 	if analysisutil.UsedOutsideLogs(s.info, n.Body, errVar) || s.checkedBefore(cur, errVar) {
 		return
 	}
-	if call := sourceCall(cur, n, errVar, s.info); call != nil && s.cleanup[calleeShortName(s.info, call)] {
+	if call := sourceCall(cur, n, errVar, s.info); call != nil && s.isCleanup(calleeShortName(s.info, call)) || s.inTeardown(f) {
 		return // a teardown error, logged on the way out
 	}
 	last := lastStmt(n.Body)

@@ -166,6 +166,27 @@ func (s *state) mayEndQuietly(f *ctxflow.Func) bool {
 	return false
 }
 
+// isCleanup reports whether name is a cleanup call's: one of the cleanup
+// names, also unexported (shutdown for Shutdown).
+func (s *state) isCleanup(name string) bool {
+	if name == "" {
+		return false
+	}
+	return s.cleanup[name] || s.cleanup[strings.ToUpper(name[:1])+name[1:]]
+}
+
+// inTeardown reports whether f is, or is a literal inside, a function or
+// method named for tearing down (Stop, Close, Shutdown...): it runs every
+// step whatever the others did, and logs a failed one on the way out.
+func (s *state) inTeardown(f *ctxflow.Func) bool {
+	for g := f; g != nil; g = g.Parent {
+		if g.Obj != nil {
+			return s.isCleanup(g.Obj.Name())
+		}
+	}
+	return false
+}
+
 // groupGoroutine reports whether f is a literal passed to
 // (*errgroup.Group).Go or TryGo: returning nil there on cancellation is the
 // group's idiom, since Wait reports the error that canceled the group.

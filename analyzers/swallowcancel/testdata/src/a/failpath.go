@@ -181,3 +181,33 @@ func handleStream(ctx context.Context, known bool) {
 	}
 	log.Println("unknown service")
 }
+
+type app struct {
+	hooks []func(context.Context) error
+}
+
+func (a *app) shutdownMetrics(ctx context.Context) error { return store.Put(ctx, "metrics", "flush") }
+
+// Near-miss: Stop runs every stop hook whatever the others did, and logs
+// the failures on the way out.
+func (a *app) Stop(ctx context.Context) error {
+	for _, h := range a.hooks {
+		if err := h(ctx); err != nil {
+			log.Println("stop hook:", err)
+		}
+	}
+	if err := a.shutdownMetrics(ctx); err != nil {
+		log.Println("metrics:", err)
+	}
+	return nil
+}
+
+// The same steps in a function that is not a teardown.
+func (a *app) Reload(ctx context.Context) error {
+	for _, h := range a.hooks {
+		if err := h(ctx); err != nil { // want `err may carry the cancellation of ctx and is only logged`
+			log.Println("reload hook:", err)
+		}
+	}
+	return nil
+}
