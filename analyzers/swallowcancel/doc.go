@@ -147,6 +147,9 @@
 //   - a skipped error in a loop that is kept past the loop (declared before
 //     it and read after it, or a named result): a failover that reports the
 //     last failure;
+//   - a branch taken on a cancellation that answers the HTTP client
+//     (WriteHeader(499), http.Error) before returning nil: the request is
+//     done, and the client that left has been answered;
 //   - nil returned when the context ended in a worker whose body ends in a
 //     `for {}` that nothing breaks out of, when every nil return is guarded
 //     by a test of the context (or a wait helper given it that answers with

@@ -344,7 +344,40 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		})
 		return
 	}
+	if s.answersClient(n.Body) {
+		// if errors.Is(err, context.Canceled) { w.WriteHeader(499); return nil }:
+		// the client that left is answered; the request is done.
+		return
+	}
 	s.reportNilOnCancel(f, t, lastStmt(n.Body), n.Pos(), n.Cond.End(), nil)
+}
+
+// answersClient reports whether b writes an HTTP status: a
+// WriteHeader(int) method call (http.ResponseWriter and its wrappers), or
+// http.Error.
+func (s *state) answersClient(b *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(b, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		fn := analysisutil.Callee(s.info, call)
+		if analysisutil.IsFunc(fn, "net/http", "Error") {
+			found = true
+		}
+		// WriteHeader(statusCode int) of an http.ResponseWriter or a
+		// wrapper of one.
+		if fn != nil && fn.Name() == "WriteHeader" {
+			sig := fn.Type().(*types.Signature)
+			if sig.Recv() != nil && sig.Params().Len() == 1 && sig.Results().Len() == 0 &&
+				types.Identical(sig.Params().At(0).Type(), types.Typ[types.Int]) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // reportNilOnCancel reports a branch taken on the cancellation test t
