@@ -444,6 +444,65 @@ func (s *state) lastImportUse(n ast.Node) bool {
 	return len(inside) > 0
 }
 
+// noteCtxErrs records the variables st assigns x.Err() or
+// context.Cause(x), at any depth.
+func (s *state) noteCtxErrs(st ast.Stmt, x ast.Expr, vars map[types.Object]bool) {
+	ctx := types.ExprString(x)
+	ast.Inspect(st, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != len(as.Rhs) {
+			return true
+		}
+		for i, r := range as.Rhs {
+			call, ok := ast.Unparen(r).(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			fn := analysisutil.Callee(s.info, call)
+			var of ast.Expr
+			switch {
+			case analysisutil.IsMethod(fn, "context", "Context", "Err"):
+				if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+					of = sel.X
+				}
+			case analysisutil.IsFunc(fn, "context", "Cause") && len(call.Args) == 1:
+				of = call.Args[0]
+			}
+			if of == nil || types.ExprString(of) != ctx {
+				continue
+			}
+			if id, ok := as.Lhs[i].(*ast.Ident); ok {
+				if v := s.info.ObjectOf(id); v != nil {
+					vars[v] = true
+				}
+			}
+		}
+		return true
+	})
+}
+
+// returnsIfSet reports whether st is `if v != nil { ...; return }` for a
+// variable of vars, without an else.
+func (s *state) returnsIfSet(st ast.Stmt, vars map[types.Object]bool) bool {
+	ifs, ok := st.(*ast.IfStmt)
+	if !ok || ifs.Init != nil || ifs.Else != nil || len(vars) == 0 {
+		return false
+	}
+	if _, ok := lastStmt(ifs.Body).(*ast.ReturnStmt); !ok {
+		return false
+	}
+	b, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+	if !ok || b.Op != token.NEQ {
+		return false
+	}
+	v, other := b.X, b.Y
+	if isNilExpr(s.info, v) {
+		v, other = other, v
+	}
+	id, ok := ast.Unparen(v).(*ast.Ident)
+	return ok && isNilExpr(s.info, other) && vars[s.info.ObjectOf(id)]
+}
+
 // clearsError reports `if errors.Is(err, context.Canceled) { err = nil }`
 // in a function that returns an error and may not end quietly.
 func (s *state) clearsError(f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest) bool {
@@ -478,10 +537,18 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 	if idx < 0 || s.quiet[f] || s.groupGoroutine(f) {
 		return
 	}
+	ctxErrs := make(map[types.Object]bool) // variables assigned x.Err() in the clause
 	for _, st := range cc.Body {
 		if br, ok := st.(*ast.BranchStmt); ok && br.Tok == token.BREAK && br.Label != nil {
 			s.checkBreakOut(cur, f, br, x)
 			continue
+		}
+		s.noteCtxErrs(st, x, ctxErrs)
+		if s.returnsIfSet(st, ctxErrs) {
+			// if iErr == nil { iErr = ctx.Err() }; if iErr != nil { return
+			// ..., iErr }: inside the clause ctx.Err() is never nil, so
+			// nothing after this runs.
+			break
 		}
 		ret, ok := st.(*ast.ReturnStmt)
 		if !ok || !s.returnsNilError(f, ret, idx) {

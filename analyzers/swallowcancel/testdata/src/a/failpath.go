@@ -241,3 +241,45 @@ func proxyQuiet(ctx context.Context) (bool, error) {
 	}
 	return false, err
 }
+
+func retryNotify(ctx context.Context, tick <-chan struct{}) error {
+	// Near-miss: inside the Done clause ctx.Err() is never nil, so the
+	// last return is never reached.
+	var lastErr error
+	for {
+		select {
+		case <-ctx.Done():
+			if lastErr == nil {
+				lastErr = ctx.Err()
+			}
+			if lastErr != nil {
+				return errors.Join(errBatch, lastErr)
+			}
+			return nil
+		case <-tick:
+		}
+		lastErr = proxy(ctx)
+		if lastErr == nil {
+			return nil
+		}
+	}
+}
+
+// Here the error tested is not the context's.
+func retryNotifyOther(ctx context.Context, tick <-chan struct{}) error {
+	var lastErr error
+	for {
+		select {
+		case <-ctx.Done():
+			if lastErr != nil {
+				return lastErr
+			}
+			return nil // want `retryNotifyOther returns a nil error when ctx is done`
+		case <-tick:
+		}
+		lastErr = proxy(ctx)
+		if lastErr == nil {
+			return nil
+		}
+	}
+}
