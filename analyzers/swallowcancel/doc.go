@@ -91,9 +91,10 @@
 //
 //   - functions of package main: there cancellation is the program's
 //     shutdown, and main treats it as a clean exit;
-//   - functions whose doc comment promises it: a sentence mentioning nil
-//     together with cancel, shutdown, stop, done, close, exit or the
-//     context ("Run returns nil when ctx is canceled"), a sentence saying
+//   - functions whose doc comment promises it: a sentence saying it
+//     returns nil (or a nil error) together with cancel, shutdown, stop,
+//     done, close, exit or the context ("Run returns nil when ctx is
+//     canceled"; "ctx must not be nil" promises nothing), a sentence saying
 //     the function runs, blocks, serves, watches (...) until the context is
 //     canceled, done or closed ("Watch blocks until ctx is canceled"), or
 //     one saying the work is best-effort; literals inside such functions

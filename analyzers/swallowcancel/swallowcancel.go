@@ -131,7 +131,7 @@ func (s *state) inTest(pos token.Pos) bool {
 // on shutdown", "errors are ignored (best effort)".
 var (
 	quietEnd = analysisutil.LazyRegexp(`(?i)\b(cancel\w*|shut ?down\w*|stop\w*|done|context|ctx|exit\w*|terminat\w*|clos\w*|graceful\w*)\b`)
-	quietNil = analysisutil.LazyRegexp(`\bnil\b`)
+	quietNil = analysisutil.LazyRegexp(`(?i)\breturns?\b.*\bnil\b|\bnil (error|err)\b`)
 	// "Run blocks until ctx is canceled": the end of the context is the
 	// normal end of the function.
 	quietUntil = analysisutil.LazyRegexp(`(?i)\b(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*(\b(ctx|context)\b.*\b(cancel\w*|done|clos\w*|ends?|expires?)\b|\bcancel\w*|\bshut ?down\w*|\bstop(ped|s)?\b)`)

@@ -283,3 +283,12 @@ func retryNotifyOther(ctx context.Context, tick <-chan struct{}) error {
 		}
 	}
 }
+
+// fetchConfig reads the configuration; ctx must not be nil.
+func fetchConfig(ctx context.Context) error {
+	err := store.Put(ctx, "cfg", "v")
+	if errors.Is(err, context.Canceled) { // want `when err is a cancellation this branch returns a nil error, so fetchConfig reports success`
+		return nil
+	}
+	return err
+}
