@@ -242,7 +242,8 @@ func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.
 // enclosingGoLit returns the outermost function literal enclosing cur that
 // runs detached from its caller's lifetime: started by a go statement,
 // registered to run later (time.AfterFunc, stored in a field or a composite
-// literal as a callback), or run once for many callers
+// literal as a callback, returned to the caller), or run once for many
+// callers
 // (sync.Once.Do, sync.OnceFunc and friends, singleflight's Do and DoChan).
 // It returns nil when there is none.
 func (st *state) enclosingGoLit(cur inspector.Cursor) *ast.FuncLit {
@@ -255,6 +256,9 @@ func (st *state) enclosingGoLit(cur inspector.Cursor) *ast.FuncLit {
 		switch p := c.Parent().Node().(type) {
 		case *ast.KeyValueExpr, *ast.CompositeLit:
 			out = lit // a callback stored for later
+			continue
+		case *ast.ReturnStmt:
+			out = lit // return tp, func() error { ... }: run by the caller, later
 			continue
 		case *ast.AssignStmt:
 			for _, l := range p.Lhs {

@@ -84,7 +84,8 @@
 //     owns goroutine lifetimes). A goroutine that uses the spawner's context
 //     and also makes a fresh one is reported. Literals run later or once for
 //     many callers (time.AfterFunc, callbacks stored in a field or a
-//     composite literal, sync.Once.Do, sync.OnceFunc/OnceValue/
+//     composite literal or returned to the caller, such as a shutdown
+//     function, sync.Once.Do, sync.OnceFunc/OnceValue/
 //     OnceValues, singleflight's Do and DoChan) are treated the same way:
 //     one caller's cancellation must not fail the others. Literals passed to
 //     context.AfterFunc run after the context ended and are never reported;

@@ -3,6 +3,7 @@ package a
 import (
 	"context"
 	"runtime/pprof"
+	"time"
 )
 
 func roundTrip(ctx context.Context) error { return ctx.Err() }
@@ -29,4 +30,20 @@ func exitProcess(ctx context.Context) {}
 // values of its context can still go along.
 func handleStop(ctx context.Context) {
 	exitProcess(context.Background()) // want `context.Background\(\) for the cleanup call exitProcess drops the values of ctx`
+}
+
+type provider struct{}
+
+func (p *provider) Shutdown(ctx context.Context) error { return ctx.Err() }
+
+// Near-miss: the shutdown function is returned and runs when the caller
+// shuts down, long after ctx may have ended; it bounds itself.
+func buildProvider(ctx context.Context) (*provider, func() error) {
+	p := &provider{}
+	_ = roundTrip(ctx)
+	return p, func() error {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return p.Shutdown(sctx)
+	}
 }
