@@ -110,6 +110,9 @@ type loop struct {
 	exits    bool               // the loop has a condition or an exit: it polls for something
 	rangeInt bool               // for range n
 	exitCurs []inspector.Cursor // returns and branches that leave the loop
+	// callAssigns are the assignments of one call's results in the loop,
+	// gathered by dropWalks for boundResults.
+	callAssigns []*ast.AssignStmt
 }
 
 // judgeExits decides whether the loop stops on the failure of its work: its
@@ -144,14 +147,9 @@ func (st *state) judgeExits(l *loop) {
 // as the call's in the loop condition too, which the assignment reaches
 // only on the next round (for err == nil { msg, err = next(ctx) }).
 func (st *state) boundResults(l *loop) (verdicts, errs map[types.Object]bool) {
-	ast.Inspect(l.body, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		if !ok || len(as.Rhs) != 1 {
-			return true
-		}
-		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
-		if !ok || !slices.Contains(l.bound, call) {
-			return true
+	for _, as := range l.callAssigns {
+		if !slices.Contains(l.bound, ast.Unparen(as.Rhs[0]).(*ast.CallExpr)) {
+			continue
 		}
 		for _, lhs := range as.Lhs {
 			id, ok := lhs.(*ast.Ident)
@@ -173,8 +171,7 @@ func (st *state) boundResults(l *loop) (verdicts, errs map[types.Object]bool) {
 				errs[obj] = true
 			}
 		}
-		return true
-	})
+	}
 	return verdicts, errs
 }
 
@@ -292,6 +289,11 @@ func (st *state) dropWalks(l *loop) {
 		case *ast.AssignStmt:
 			for _, lhs := range n.Lhs {
 				mark(lhs)
+			}
+			if len(n.Rhs) == 1 {
+				if _, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
+					l.callAssigns = append(l.callAssigns, n)
+				}
 			}
 			// A variable declared in the body from the next input (a
 			// receive, a read) or from such a variable changes each round

@@ -10,6 +10,10 @@ import (
 // *log.Logger methods), testing's Fatal*, FailNow and Skip*, and any
 // function or method named Fatal, Fatalf or Fatalln (the convention of
 // logging packages: grpclog, klog, logrus, zap's sugared logger).
+//
+// It is a table rather than ctrlflow's NoReturn facts: the checks that use
+// it build no control-flow graphs, and a logger's Fatalf is often an
+// interface method, which no fact describes.
 func NoReturn(info *types.Info, call *ast.CallExpr) bool {
 	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
 		if b, ok := info.Uses[id].(*types.Builtin); ok {
