@@ -168,6 +168,9 @@ type function struct {
 	// with it held: a re-Lock leaking through the same returns is the
 	// same bug.
 	lockLeaks map[string]map[*ast.ReturnStmt]bool
+	// closures maps local variables bound once to a function literal
+	// (computed on first use by closureOf).
+	closures map[types.Object]*ast.FuncLit
 }
 
 func (f *function) info() *types.Info { return f.s.pass.TypesInfo }

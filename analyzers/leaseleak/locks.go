@@ -391,30 +391,45 @@ func (f *function) closureOf(fun ast.Expr) *ast.FuncLit {
 	if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
 		return nil
 	}
-	// The variable may belong to an enclosing function (a callback that
-	// relocks and calls its parent's doErr): look in the outermost one.
+	if f.closures == nil {
+		f.closures = f.boundClosures()
+	}
+	return f.closures[v]
+}
+
+// boundClosures maps the local variables assigned exactly once, to a
+// function literal, in the outermost function around f (a callback may
+// call its parent's doErr).
+func (f *function) boundClosures() map[types.Object]*ast.FuncLit {
 	outer := f.cur
 	for e := range f.cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
 		outer = e
 	}
-	if v.Pos() < outer.Node().Pos() || v.Pos() >= outer.Node().End() {
-		return nil
-	}
-	var lit *ast.FuncLit
-	n := 0
+	lits := make(map[types.Object]*ast.FuncLit)
+	count := make(map[types.Object]int)
 	for c := range outer.Preorder((*ast.AssignStmt)(nil)) {
 		as := c.Node().(*ast.AssignStmt)
 		for i, lhs := range as.Lhs {
-			if lid, ok := lhs.(*ast.Ident); ok && f.info().ObjectOf(lid) == v {
-				n++
-				if len(as.Rhs) == len(as.Lhs) {
-					lit, _ = ast.Unparen(as.Rhs[i]).(*ast.FuncLit)
+			lid, ok := lhs.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			v := f.info().ObjectOf(lid)
+			if v == nil {
+				continue
+			}
+			count[v]++
+			if len(as.Rhs) == len(as.Lhs) {
+				if lit, ok := ast.Unparen(as.Rhs[i]).(*ast.FuncLit); ok {
+					lits[v] = lit
 				}
 			}
 		}
 	}
-	if n != 1 {
-		return nil
+	for v := range lits {
+		if count[v] != 1 {
+			delete(lits, v)
+		}
 	}
-	return lit
+	return lits
 }
