@@ -252,8 +252,15 @@ func (st *state) mentionsCarrier(n ast.Node) bool {
 		if found {
 			return false
 		}
-		if id, ok := n.(*ast.Ident); ok {
-			if v, ok := st.info.Uses[id].(*types.Var); ok && analysisutil.IsError(v.Type()) && (st.anyErr || st.boundErr[v] || st.res.MayCarryCancel(id)) {
+		switch n := n.(type) {
+		case *ast.Ident:
+			if v, ok := st.info.Uses[n].(*types.Var); ok && analysisutil.IsError(v.Type()) && (st.anyErr || st.boundErr[v] || st.res.MayCarryCancel(n)) {
+				found = true
+			}
+		case *ast.CallExpr:
+			// for limiter.Wait(ctx) == nil { ... }: the bound call's error
+			// itself.
+			if st.loopCalls[n] && analysisutil.IsError(st.info.TypeOf(n)) {
 				found = true
 			}
 		}

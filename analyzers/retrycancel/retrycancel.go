@@ -49,16 +49,17 @@ var Analyzer = New(Config{})
 type checker struct{ cfg Config }
 
 type state struct {
-	pass     *analysis.Pass
-	info     *types.Info
-	res      *ctxflow.Result
-	ins      *inspector.Inspector
-	rep      *analysisutil.Reporter
-	checks   map[*types.Func]bool  // local functions that check their context
-	sleepers map[*types.Func]bool  // local context-less sleep helpers
-	anyErr   bool                  // while judging exits: any error variable counts
-	verdicts map[types.Object]bool // while judging exits: bool results of bound calls
-	boundErr map[types.Object]bool // while judging exits: error variables bound calls assign
+	pass      *analysis.Pass
+	info      *types.Info
+	res       *ctxflow.Result
+	ins       *inspector.Inspector
+	rep       *analysisutil.Reporter
+	checks    map[*types.Func]bool   // local functions that check their context
+	sleepers  map[*types.Func]bool   // local context-less sleep helpers
+	anyErr    bool                   // while judging exits: any error variable counts
+	verdicts  map[types.Object]bool  // while judging exits: bool results of bound calls
+	boundErr  map[types.Object]bool  // while judging exits: error variables bound calls assign
+	loopCalls map[*ast.CallExpr]bool // while judging exits: the loop's bound calls
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -122,7 +123,11 @@ type loop struct {
 func (st *state) judgeExits(l *loop) {
 	st.anyErr = len(l.bound) == 0
 	st.verdicts, st.boundErr = st.boundResults(l)
-	defer func() { st.anyErr, st.verdicts, st.boundErr = false, nil, nil }()
+	st.loopCalls = make(map[*ast.CallExpr]bool, len(l.bound))
+	for _, c := range l.bound {
+		st.loopCalls[c] = true
+	}
+	defer func() { st.anyErr, st.verdicts, st.boundErr, st.loopCalls = false, nil, nil, nil }()
 	if s, ok := l.stmt.(*ast.ForStmt); ok && s.Cond != nil && !l.checked &&
 		st.classify(s.Cond, false) == guardFinal {
 		// for i < 3 && retryable(err): the loop ends on the error.

@@ -310,3 +310,18 @@ func RefreshSlow(ctx context.Context, c *conn, updates <-chan struct{}) {
 		}
 	}
 }
+
+type limiter struct{}
+
+func (l *limiter) Wait(ctx context.Context) error { return ctx.Err() }
+
+// Clean: the rate limiter's Wait fails once ctx is done, and the loop
+// condition ends the loop on it.
+func WatchEndpoints(ctx context.Context, c *conn, rl *limiter) {
+	for rl.Wait(ctx) == nil {
+		if err := c.validate(ctx); err != nil {
+			logf("watch: %v", err)
+			continue
+		}
+	}
+}
