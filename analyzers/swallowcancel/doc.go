@@ -120,8 +120,9 @@
 //     Cleanup; extend with the cleanup-calls setting; unexported forms
 //     such as shutdown count too), dropped or only logged, and anything
 //     dropped or only logged inside a function or method with such a name
-//     (Stop runs every stop hook whatever the others did); drops on a path
-//     that returns another error;
+//     (Stop runs every stop hook whatever the others did), and a Canceled
+//     error cleared in such a function that takes no context (Close
+//     cancels what it closes); drops on a path that returns another error;
 //   - loops that retry the same work (analysisutil.IsRetryLoop): retrycancel
 //     reports those, and drops and logged errors in a collection loop
 //     nested in a retry loop that never tests its context; loops that test

@@ -512,6 +512,12 @@ func (s *state) clearsError(f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest
 	if analysisutil.ErrorResult(f.Sig) < 0 || s.quiet[f] || s.groupGoroutine(f) {
 		return false
 	}
+	if s.inTeardown(f) && !analysisutil.TakesContext(f.Sig) {
+		// func (w *watcher) Close() error { ...; if errors.Is(err,
+		// context.Canceled) { err = nil } }: the cancellation is the
+		// close's own doing, and there is no caller's context to report.
+		return false
+	}
 	as, ok := n.Body.List[0].(*ast.AssignStmt)
 	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 || !isNilExpr(s.info, as.Rhs[0]) {
 		return false
