@@ -69,6 +69,8 @@
 // io.ReadAll or io.Copy, which gives the connection back. A condition that
 // held at the acquisition and reads only variables that never change is
 // taken to hold again later (if b { mu.Lock() } ... if b { mu.Unlock() }),
+// a local bool set to true right after a Lock records the hold
+// (`mu.Lock(); held = true` ... `if held { mu.Unlock() }`),
 // and after `ctx, cancel = context.WithTimeout(...)` a test of
 // ctx.Deadline() finds a deadline (so `if _, ok := ctx.Deadline(); !ok {
 // ctx, cancel = context.WithTimeout(ctx, d) }` does not overwrite it).

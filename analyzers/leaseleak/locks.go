@@ -3,6 +3,7 @@ package leaseleak
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 
@@ -258,7 +259,7 @@ search:
 		},
 		released:   func(ast.Expr, bool) bool { return false },
 		tagCases:   f.tagCases(),
-		consistent: f.consistentConds(n),
+		consistent: f.holdFlags(n, f.consistentConds(n)),
 	}
 	out := w.search()
 	if len(out.leaks) == 0 && !out.loop {
@@ -298,6 +299,41 @@ search:
 	}
 	f.s.rep.Report(d)
 	return true
+}
+
+// holdFlags adds to conds the local bools set to true right after the
+// Lock statement n (before anything branches): `mu.Lock(); held = true`
+// records the hold, and a later `if held { mu.Unlock() }` is taken.
+func (f *function) holdFlags(n ast.Node, conds map[string]bool) map[string]bool {
+	c, ok := f.cur.FindNode(n)
+	if !ok {
+		return conds
+	}
+	for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
+		as, isAssign := sib.Node().(*ast.AssignStmt)
+		if !isAssign {
+			if _, isExpr := sib.Node().(*ast.ExprStmt); isExpr {
+				continue
+			}
+			break // a branch, a return, a declaration: stop looking
+		}
+		if as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			continue
+		}
+		id, ok := as.Lhs[0].(*ast.Ident)
+		v, isVar := f.info().Uses[id].(*types.Var)
+		if !ok || !isVar || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+			continue
+		}
+		if tv, ok := f.info().Types[as.Rhs[0]]; ok && tv.Value != nil && tv.Value.String() == "true" {
+			if conds == nil {
+				conds = make(map[string]bool)
+			}
+			conds[id.Name] = true
+			conds["!"+id.Name] = false
+		}
+	}
+	return conds
 }
 
 // sameLockLeak records that lock leaks through rets and reports whether an

@@ -446,3 +446,46 @@ func (d *dispatcher) waitForRoom(ctx context.Context) {
 	d.state--
 	d.mu.Unlock()
 }
+
+// Near-miss: the hold is recorded in a flag, and the early return unlocks
+// when the flag says so.
+func (d *dispatcher) lookup(key int, cache map[int]int) int {
+	v, ok := cache[key]
+	held := false
+	if !ok {
+		d.mu.Lock()
+		held = true
+		v = d.state
+		cache[key] = v
+	}
+	if v == 0 {
+		if held {
+			d.mu.Unlock()
+		}
+		return 0
+	}
+	if !held {
+		d.mu.Lock()
+	}
+	d.state++
+	d.mu.Unlock()
+	return v
+}
+
+// The flag is set, but the early return forgets it.
+func (d *dispatcher) lookupLeak(key int, cache map[int]int) int {
+	v, ok := cache[key]
+	held := false
+	if !ok {
+		d.mu.Lock() // want `d.mu is locked here but the mutex is not unlocked on the path through the return when v == 0`
+		held = true
+		v = d.state
+	}
+	if v == 0 {
+		return 0
+	}
+	if held {
+		d.mu.Unlock()
+	}
+	return v
+}
