@@ -1,6 +1,9 @@
 package driver
 
 import (
+	"math"
+	"os"
+	"runtime/debug"
 	"slices"
 	"testing"
 
@@ -51,5 +54,34 @@ func TestFactProducers(t *testing.T) {
 				t.Errorf("required: %s comes before %s, which it requires", a.Name, r.Name)
 			}
 		}
+	}
+}
+
+// TestTuneGC checks that the vet-tool process raises the GC target and
+// sets a soft memory limit, and leaves both alone when the user chose them.
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOGC")
+	os.Unsetenv("GOMEMLIMIT")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GC percent = %d, want %d", got, gcPercent)
+	}
+	if got := debug.SetMemoryLimit(math.MaxInt64); got != gcMemLimit {
+		t.Errorf("memory limit = %d, want %d", got, gcMemLimit)
+	}
+
+	t.Setenv("GOGC", "50")
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set: GC percent = %d, want it left at 100", got)
+	}
+	if got := debug.SetMemoryLimit(math.MaxInt64); got != math.MaxInt64 {
+		t.Errorf("with GOMEMLIMIT set: memory limit = %d, want it left alone", got)
 	}
 }
