@@ -159,6 +159,10 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	}
 	consumer := types.ExprString(fl.call.Fun)
 
+	detach := analysis.SuggestedFix{
+		Message:   "Detach with context.WithoutCancel",
+		TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: fmt.Appendf(nil, "%s.WithoutCancel(%s)", pkgName, reach.Expr)}},
+	}
 	d := analysis.Diagnostic{Pos: call.Pos(), End: call.End()}
 	switch fl.kind {
 	case useCleanup:
@@ -168,10 +172,7 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 		d.Message = fmt.Sprintf("%s for the cleanup call %s drops the values of %s (trace spans, request IDs) along with its cancellation; context.WithoutCancel(%s) outlives the cancellation and keeps them",
 			name, consumer, reach.Expr, reach.Expr)
 		if exprOK && pkgName != "" {
-			d.SuggestedFixes = []analysis.SuggestedFix{{
-				Message:   "Detach with context.WithoutCancel",
-				TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: fmt.Appendf(nil, "%s.WithoutCancel(%s)", pkgName, reach.Expr)}},
-			}}
+			d.SuggestedFixes = []analysis.SuggestedFix{detach}
 		}
 	default:
 		d.Message = fmt.Sprintf("%s in %s cuts off %s: work under %s keeps running after the caller's deadline passes or it is canceled",
@@ -189,10 +190,7 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 				// The alternative for code that outlives the caller on
 				// purpose (a shared cache fill under its own timeout): say
 				// so, and keep the values.
-				d.SuggestedFixes = append(d.SuggestedFixes, analysis.SuggestedFix{
-					Message:   "Detach with context.WithoutCancel",
-					TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: fmt.Appendf(nil, "%s.WithoutCancel(%s)", pkgName, reach.Expr)}},
-				})
+				d.SuggestedFixes = append(d.SuggestedFixes, detach)
 			}
 		}
 	}

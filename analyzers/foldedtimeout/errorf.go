@@ -66,47 +66,11 @@ func (s *state) carrierOf(arg ast.Expr) (carrier ast.Expr, errorCall bool) {
 // error (ctx.Err(), context.Cause(ctx), or a variable only ever assigned
 // those): fmt.Errorf("%w (fetch: %v)", ctx.Err(), err) keeps the
 // cancellation's identity whatever happens to err's.
-func (s *state) wrapsContextErr(cur inspector.Cursor, call *ast.CallExpr, spans []verbSpan) bool {
+func (s *state) wrapsContextErr(call *ast.CallExpr, spans []verbSpan) bool {
 	for _, sp := range spans {
-		if sp.verb == 'w' && sp.arg >= 0 && sp.arg < len(call.Args)-1 && s.isContextErr(cur, call.Args[1+sp.arg]) {
+		if sp.verb == 'w' && sp.arg >= 0 && sp.arg < len(call.Args)-1 && s.res.CtxEndOf(call.Args[1+sp.arg]) != nil {
 			return true
 		}
-	}
-	return false
-}
-
-func (s *state) isContextErr(cur inspector.Cursor, e ast.Expr) bool {
-	switch e := ast.Unparen(e).(type) {
-	case *ast.CallExpr:
-		fn := analysisutil.Callee(s.info, e)
-		return analysisutil.IsMethod(fn, "context", "Context", "Err") || analysisutil.IsFunc(fn, "context", "Cause")
-	case *ast.Ident:
-		v, ok := s.info.Uses[e].(*types.Var)
-		if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
-			return false
-		}
-		// The declaration holding every assignment: the outermost
-		// function around the use (a literal may use its parent's).
-		var fn inspector.Cursor
-		for e := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
-			fn = e
-		}
-		if fn.Node() == nil {
-			return false
-		}
-		n := 0
-		for c := range fn.Preorder((*ast.AssignStmt)(nil)) {
-			as := c.Node().(*ast.AssignStmt)
-			for i, lhs := range as.Lhs {
-				if id, ok := lhs.(*ast.Ident); ok && s.info.ObjectOf(id) == v {
-					if len(as.Rhs) != len(as.Lhs) || !s.isContextErr(c, as.Rhs[i]) {
-						return false
-					}
-					n++
-				}
-			}
-		}
-		return n > 0
 	}
 	return false
 }
@@ -147,7 +111,7 @@ func (s *state) checkErrorf(cur inspector.Cursor, call *ast.CallExpr) {
 		}
 	}
 	folds = slices.DeleteFunc(folds, func(f fold) bool { return wrapped[types.ExprString(f.carrier)] })
-	if len(folds) == 0 || !s.propagated(cur) || s.cancelHandledBefore(cur) || s.wrapsContextErr(cur, call, spans) {
+	if len(folds) == 0 || !s.propagated(cur) || s.cancelHandledBefore(cur) || s.wrapsContextErr(call, spans) {
 		return
 	}
 	first := folds[0]

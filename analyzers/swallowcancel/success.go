@@ -454,21 +454,7 @@ func (s *state) noteCtxErrs(st ast.Stmt, x ast.Expr, vars map[types.Object]bool)
 			return true
 		}
 		for i, r := range as.Rhs {
-			call, ok := ast.Unparen(r).(*ast.CallExpr)
-			if !ok {
-				continue
-			}
-			fn := analysisutil.Callee(s.info, call)
-			var of ast.Expr
-			switch {
-			case analysisutil.IsMethod(fn, "context", "Context", "Err"):
-				if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
-					of = sel.X
-				}
-			case analysisutil.IsFunc(fn, "context", "Cause") && len(call.Args) == 1:
-				of = call.Args[0]
-			}
-			if of == nil || types.ExprString(of) != ctx {
+			if of := s.res.CtxEndOf(r); of == nil || types.ExprString(of) != ctx {
 				continue
 			}
 			if id, ok := as.Lhs[i].(*ast.Ident); ok {

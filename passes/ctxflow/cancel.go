@@ -108,12 +108,22 @@ func (r *Result) deadlineValue(call *ast.CallExpr, depth int) bool {
 // CtxErrOf returns X when e is X.Err() for a context X, or a local error
 // variable only ever assigned X.Err() (the same X); otherwise nil. Such an
 // error is never wrapped, so comparing it with == is exact.
-func (r *Result) CtxErrOf(e ast.Expr) ast.Expr {
+func (r *Result) CtxErrOf(e ast.Expr) ast.Expr { return r.ctxErrOf(e, false) }
+
+// CtxEndOf is CtxErrOf that also takes context.Cause(X): an error that
+// reports X's end, though perhaps as a custom cause (so not for ==).
+func (r *Result) CtxEndOf(e ast.Expr) ast.Expr { return r.ctxErrOf(e, true) }
+
+func (r *Result) ctxErrOf(e ast.Expr, cause bool) ast.Expr {
 	switch e := ast.Unparen(e).(type) {
 	case *ast.CallExpr:
+		fn := analysisutil.Callee(r.info, e)
 		if sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr); ok &&
-			analysisutil.IsMethod(analysisutil.Callee(r.info, e), "context", "Context", "Err") {
+			analysisutil.IsMethod(fn, "context", "Context", "Err") {
 			return sel.X
+		}
+		if cause && len(e.Args) == 1 && analysisutil.IsFunc(fn, "context", "Cause") {
+			return e.Args[0]
 		}
 	case *ast.Ident:
 		v, ok := r.info.ObjectOf(e).(*types.Var)
@@ -126,7 +136,7 @@ func (r *Result) CtxErrOf(e ast.Expr) ast.Expr {
 			if a.rhs == nil {
 				return nil
 			}
-			ax := r.CtxErrOf(a.rhs)
+			ax := r.ctxErrOf(a.rhs, cause)
 			if ax == nil || (x != nil && types.ExprString(x) != types.ExprString(ax)) {
 				return nil
 			}
