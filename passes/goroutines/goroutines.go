@@ -9,13 +9,12 @@ import (
 	"sync"
 
 	goanalysis "golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
-	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 //go:embed doc.go
@@ -28,7 +27,7 @@ var Analyzer = &goanalysis.Analyzer{
 	Name:       "goroutines",
 	Doc:        analysisutil.MustExtractDoc(doc, "goroutines"),
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/goroutines",
-	Requires:   []*goanalysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ctxflow.Analyzer},
+	Requires:   []*goanalysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer},
 	ResultType: reflect.TypeFor[*Lazy](),
 	FactTypes:  []goanalysis.Fact{(*JoinsParam)(nil), (*Spawns)(nil), (*Bound)(nil)},
 	Run:        run,
@@ -159,8 +158,8 @@ type analysis struct {
 	pass      *goanalysis.Pass
 	info      *types.Info
 	ins       *inspector.Inspector
-	cfgs      *ctrlflow.CFGs
 	flow      *ctxflow.Result
+	graphs    *flow.Result
 	decls     map[*types.Func]*ast.FuncDecl
 	summaries map[*types.Func]*summary
 	owners    map[ast.Node]*owner
@@ -172,8 +171,8 @@ func run(pass *goanalysis.Pass) (any, error) {
 		pass:      pass,
 		info:      pass.TypesInfo,
 		ins:       pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
-		cfgs:      pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
 		flow:      pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
+		graphs:    pass.ResultOf[flow.Analyzer].(*flow.Result),
 		decls:     map[*types.Func]*ast.FuncDecl{},
 		summaries: map[*types.Func]*summary{},
 		owners:    map[ast.Node]*owner{},
@@ -280,9 +279,8 @@ func (a *analysis) exportFacts() {
 
 // owner is per-function state shared by the goroutines a function starts.
 type owner struct {
-	retOnly bool // see isExit
 	fn      *ctxflow.Func
-	cfg     *cfg.CFG
+	graph   *flow.Graph
 	gos     []*Goroutine
 	comms   map[ast.Node]bool // select comm statements (evaluated in the block before the select)
 	// ctxs are the owner's contexts: context parameters, request
@@ -304,18 +302,12 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 	if o, ok := a.owners[f.Node]; ok {
 		return o
 	}
-	var g *cfg.CFG
-	switch n := f.Node.(type) {
-	case *ast.FuncDecl:
-		g = a.cfgs.FuncDecl(n)
-	case *ast.FuncLit:
-		g = a.cfgs.FuncLit(n)
-	}
+	g := a.graphs.Func(f.Node)
 	if g == nil {
 		a.owners[f.Node] = nil
 		return nil
 	}
-	o := &owner{fn: f, cfg: g, comms: map[ast.Node]bool{}, ctxs: map[types.Object]bool{}, canceled: map[types.Object]bool{}, stored: map[types.Object]bool{}}
+	o := &owner{fn: f, graph: g, comms: map[ast.Node]bool{}, ctxs: map[types.Object]bool{}, canceled: map[types.Object]bool{}, stored: map[types.Object]bool{}}
 	cancelOf := map[types.Object]types.Object{} // cancel func -> its context
 	a.owners[f.Node] = o
 	params := f.Sig.Params()
@@ -337,15 +329,10 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 	} else {
 		o.ctxs[o.r] = true
 	}
-	o.retOnly = f.Sig.Results().Len() > 0
 	ast.Inspect(f.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
-		case *ast.SelectStmt:
-			if len(n.Body.List) == 0 {
-				o.retOnly = true
-			}
 		case *ast.CommClause:
 			if n.Comm != nil {
 				o.comms[n.Comm] = true
@@ -410,61 +397,6 @@ func (a *analysis) ownersInOrder() []*owner {
 		}
 	}
 	return out
-}
-
-// locate returns the block and node index of the top-level CFG node of o
-// that contains pos.
-func (o *owner) locate(pos token.Pos) (*cfg.Block, int) {
-	for _, b := range o.cfg.Blocks {
-		for i, n := range b.Nodes {
-			if n.Pos() <= pos && pos < n.End() {
-				return b, i
-			}
-		}
-	}
-	return nil, 0
-}
-
-// isExit reports whether b ends the function normally: it has no
-// successors and does not end in a call that never returns.
-//
-// retOnly says that only return statements end the function: it has
-// results, or it blocks in an empty select, so the block before
-// `select {}` (which has no successors) is no exit.
-func (a *analysis) isExit(b *cfg.Block, retOnly bool) bool {
-	if retOnly && exitNode(b) == nil {
-		return false
-	}
-	if len(b.Succs) > 0 || !b.Live || b.Kind == cfg.KindSelectAfterCase {
-		// The block after the last case of a select without default has no
-		// successors: the select blocks, nothing returns there.
-		return false
-	}
-	if len(b.Nodes) == 0 {
-		return true
-	}
-	if es, ok := b.Nodes[len(b.Nodes)-1].(*ast.ExprStmt); ok {
-		if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok {
-			if a.isBuiltin(call, "panic") {
-				return false
-			}
-			if fn := analysisutil.Callee(a.info, call); fn != nil && a.cfgs.NoReturn(fn) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// exitNode returns the return statement ending exit block b, or nil for the
-// end of the function.
-func exitNode(b *cfg.Block) ast.Node {
-	if len(b.Nodes) > 0 {
-		if r, ok := b.Nodes[len(b.Nodes)-1].(*ast.ReturnStmt); ok {
-			return r
-		}
-	}
-	return nil
 }
 
 // inspectNode visits n but not the bodies of function literals in it.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/ast/inspector"
-	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
@@ -177,12 +176,15 @@ func (a *analysis) classify(g *Goroutine) {
 			return
 		}
 	}
-	b, i := o.locate(g.Start.Pos())
-	if b == nil {
+	p, ok := o.graph.Locate(g.Start)
+	if !ok {
 		return
 	}
-	if exit, pos, ok := a.pathToExit(o, b, i+1, event); ok {
-		g.Unjoined, g.UnjoinedPos = exit, pos
+	if exit, ok := o.graph.ExitAvoiding(p.Next(), event); ok {
+		if exit.Return != nil {
+			g.Unjoined = exit.Return
+		}
+		g.UnjoinedPos = exit.Pos(o.fn.Body)
 		if len(local) > 0 {
 			g.Join = ""
 		}
@@ -264,49 +266,6 @@ func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) 
 		return nil
 	}
 	return add
-}
-
-// pathToExit searches for a path from node i of block b to a normal return
-// of the owner that passes no event node; it returns the return (nil for
-// the end of the function) and its position.
-func (a *analysis) pathToExit(o *owner, b *cfg.Block, i int, event func(ast.Node) bool) (ast.Node, token.Pos, bool) {
-	type item struct {
-		b *cfg.Block
-		i int
-	}
-	seen := map[int32]bool{}
-	stack := []item{{b, i}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if it.i == 0 {
-			if seen[it.b.Index] {
-				continue
-			}
-			seen[it.b.Index] = true
-		}
-		blocked := it.i == 0 && it.b.Stmt != nil && isLoopHead(it.b, it.b.Stmt) && event(it.b.Stmt)
-		for _, n := range it.b.Nodes[it.i:] {
-			if blocked {
-				break
-			}
-			if event(n) {
-				blocked = true
-				break
-			}
-		}
-		if blocked {
-			continue
-		}
-		if a.isExit(it.b, o.retOnly) {
-			exit := exitNode(it.b)
-			return exit, posOf(exit, o.fn.Body.Rbrace), true
-		}
-		for _, s := range it.b.Succs {
-			stack = append(stack, item{s, 0})
-		}
-	}
-	return nil, token.NoPos, false
 }
 
 // isAddOperand reports whether id is the receiver of a WaitGroup.Add call

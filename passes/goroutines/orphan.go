@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // chanUse is what an owner and its goroutines do with one channel the owner
@@ -318,7 +320,7 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		// A goroutine that skips the send on its own outcome (its error)
 		// counts as a possible sender: several may still send.
 		for _, g := range senders {
-			if a.sendAvoidable(a.bodyCFG(g), u.sends[g]) && !a.ownDecision(g) {
+			if a.sendAvoidable(a.bodyGraph(g), u.sends[g]) && !a.ownDecision(g) {
 				return false
 			}
 		}
@@ -371,11 +373,11 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		w.limit = k + 2
 	}
 	for _, g := range senders {
-		b, i := o.locate(g.Start.Pos())
-		if b == nil {
+		p, ok := o.graph.Locate(g.Start)
+		if !ok {
 			return false
 		}
-		w.starts[b.Nodes[i]]++
+		w.starts[p.Node()]++
 	}
 	for _, r := range u.recvs {
 		if l := a.loopAround(o, r, senders); l != nil {
@@ -397,21 +399,21 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 	return true
 }
 
-// bodyCFG returns the control flow of g's body: its literal, or the
+// bodyGraph returns the control flow of g's body: its literal, or the
 // function of this package it calls.
-func (a *analysis) bodyCFG(g *Goroutine) *cfg.CFG {
+func (a *analysis) bodyGraph(g *Goroutine) *flow.Graph {
 	if g.Lit != nil {
-		return a.cfgs.FuncLit(g.Lit)
+		return a.graphs.Func(g.Lit)
 	}
 	if decl := a.decls[g.Callee]; decl != nil {
-		return a.cfgs.FuncDecl(decl)
+		return a.graphs.Func(decl)
 	}
 	return nil
 }
 
 // sendAvoidable reports whether the body g can return without executing one of
 // sends.
-func (a *analysis) sendAvoidable(g *cfg.CFG, sends []*ast.SendStmt) bool {
+func (a *analysis) sendAvoidable(g *flow.Graph, sends []*ast.SendStmt) bool {
 	if g == nil {
 		return true
 	}
@@ -419,31 +421,7 @@ func (a *analysis) sendAvoidable(g *cfg.CFG, sends []*ast.SendStmt) bool {
 	for _, s := range sends {
 		isSend[s] = true
 	}
-	seen := map[int32]bool{}
-	stack := []*cfg.Block{g.Blocks[0]}
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[b.Index] {
-			continue
-		}
-		seen[b.Index] = true
-		sent := false
-		for _, n := range b.Nodes {
-			if isSend[n] {
-				sent = true
-				break
-			}
-		}
-		if sent {
-			continue
-		}
-		if a.isExit(b, false) {
-			return true
-		}
-		stack = append(stack, b.Succs...)
-	}
-	return false
+	return !g.OnEveryPath(g.Entry(), func(n ast.Node) bool { return isSend[n] })
 }
 
 // loopAround returns the innermost loop of o around the receive r that
@@ -512,7 +490,7 @@ type walkKey struct {
 
 func (w *orphanWalk) run() (ast.Node, token.Pos, *ast.CommClause) {
 	seen := map[walkKey]bool{}
-	stack := []walkState{{b: w.o.cfg.Blocks[0]}}
+	stack := []walkState{{b: w.o.graph.CFG.Blocks[0]}}
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -530,14 +508,13 @@ func (w *orphanWalk) run() (ast.Node, token.Pos, *ast.CommClause) {
 				w.received(&s, nil)
 			}
 		}
-		if w.a.isExit(s.b, w.o.retOnly) {
+		if e, ok := w.o.graph.IsExit(s.b); ok {
 			if s.pending > w.k || (w.many && s.drain != nil) {
-				exit := exitNode(s.b)
-				pos := w.o.fn.Body.Rbrace
-				if exit != nil {
-					pos = exit.Pos()
+				var exit ast.Node
+				if e.Return != nil {
+					exit = e.Return
 				}
-				return exit, pos, s.via
+				return exit, e.Pos(w.o.fn.Body), s.via
 			}
 			continue
 		}

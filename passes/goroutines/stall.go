@@ -55,7 +55,7 @@ func (a *analysis) stall(o *owner, u *chanUse) {
 		}
 		return true
 	})
-	g2 := a.cfgs.FuncLit(lit)
+	g2 := a.graphs.Func(lit)
 	if deferred || g2 == nil {
 		return
 	}
@@ -64,7 +64,7 @@ func (a *analysis) stall(o *owner, u *chanUse) {
 		via ast.Node
 	}
 	seen := map[int32]bool{}
-	stack := []state{{b: g2.Blocks[0]}}
+	stack := []state{{b: g2.CFG.Blocks[0]}}
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -104,8 +104,12 @@ func (a *analysis) stall(o *owner, u *chanUse) {
 			continue
 		}
 		if len(s.b.Succs) == 0 {
-			if s.via != nil && a.isExit(s.b, false) {
-				a.res.Stalls = append(a.res.Stalls, &Stall{Chan: u.v, Recv: u.blockingRecv, Sender: g, Return: exitNode(s.b), Via: s.via})
+			if e, ok := g2.IsExit(s.b); s.via != nil && ok {
+				st := &Stall{Chan: u.v, Recv: u.blockingRecv, Sender: g, Via: s.via}
+				if e.Return != nil {
+					st.Return = e.Return
+				}
+				a.res.Stalls = append(a.res.Stalls, st)
 				g.Orphaned = true
 				return
 			}

@@ -1,0 +1,142 @@
+package flow_test
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/passes/flow"
+)
+
+// probe reports, for each function literal or declaration of the fixture,
+// the answers of the path queries about calls of the fixture's marker
+// functions:
+//
+//   - done(): is it called on every path from the entry to an exit
+//     ("every path calls done" or "exit at line N skips done");
+//   - in each for or range loop that calls work(): can a round go back to
+//     the head without passing a block that calls check()
+//     ("a working round skips check" or "no working round skips check").
+var probe = &analysis.Analyzer{
+	Name:     "probe",
+	Doc:      "reports the flow pass's answers on a fixture",
+	Requires: []*analysis.Analyzer{inspect.Analyzer, flow.Analyzer},
+	Run: func(pass *analysis.Pass) (any, error) {
+		ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+		res := pass.ResultOf[flow.Analyzer].(*flow.Result)
+		calls := func(name string) func(ast.Node) bool {
+			return func(n ast.Node) bool {
+				return flow.Mentions(n, func(m ast.Node) bool {
+					call, ok := m.(*ast.CallExpr)
+					if !ok {
+						return false
+					}
+					id, ok := call.Fun.(*ast.Ident)
+					return ok && id.Name == name && pass.TypesInfo.Uses[id] != nil &&
+						pass.TypesInfo.Uses[id].Parent() == pass.Pkg.Scope()
+				})
+			}
+		}
+		blockCalls := func(name string) func(*cfg.Block) bool {
+			pred := calls(name)
+			return func(b *cfg.Block) bool {
+				for _, n := range flow.NodesOf(b) {
+					if pred(n) {
+						return true
+					}
+				}
+				return false
+			}
+		}
+		for c := range ins.Root().Preorder((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+			fn := c.Node()
+			g := res.Func(fn)
+			if g == nil {
+				continue
+			}
+			var body *ast.BlockStmt
+			switch fn := fn.(type) {
+			case *ast.FuncDecl:
+				body = fn.Body
+			case *ast.FuncLit:
+				body = fn.Body
+			}
+			if strings.Contains(nodeText(pass, body), "done()") {
+				if exit, ok := g.ExitAvoiding(g.Entry(), calls("done")); ok {
+					pass.Reportf(fn.Pos(), "exit at line %d skips done", pass.Fset.Position(exit.Pos(body)).Line)
+				} else {
+					pass.Reportf(fn.Pos(), "every path calls done")
+				}
+			}
+			cur, _ := ins.Root().FindNode(body)
+			for lc := range cur.Preorder((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil)) {
+				loop := lc.Node().(ast.Stmt)
+				if res.Func(enclosingFunc(lc)) != g {
+					continue
+				}
+				head := g.LoopHead(loop)
+				if head == nil {
+					continue
+				}
+				if _, ok := g.CycleAvoiding(head, blockCalls("check"), blockCalls("work")); ok {
+					pass.Reportf(loop.Pos(), "a working round skips check")
+				} else {
+					pass.Reportf(loop.Pos(), "no working round skips check")
+				}
+			}
+			// Locate every call of locate() and say in which block kind it is.
+			for cc := range cur.Preorder((*ast.CallExpr)(nil)) {
+				call := cc.Node().(*ast.CallExpr)
+				if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "locate" || res.Func(enclosingFunc(cc)) != g {
+					continue
+				}
+				p, ok := g.Locate(call)
+				if !ok {
+					pass.Reportf(call.Pos(), "not located")
+					continue
+				}
+				pass.Reportf(call.Pos(), "in %s, node %T", p.Block.Kind, p.Node())
+			}
+		}
+		return nil, nil
+	},
+}
+
+func enclosingFunc(c inspector.Cursor) ast.Node {
+	for p := c.Parent(); p.Valid(); p = p.Parent() {
+		switch p.Node().(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			return p.Node()
+		}
+	}
+	return nil
+}
+
+func nodeText(pass *analysis.Pass, n ast.Node) string {
+	var b strings.Builder
+	ast.Inspect(n, func(m ast.Node) bool {
+		if call, ok := m.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok {
+				if _, isFunc := pass.TypesInfo.Uses[id].(*types.Func); isFunc {
+					fmt.Fprintf(&b, "%s() ", id.Name)
+				}
+			}
+		}
+		return true
+	})
+	_ = token.NoPos
+	return b.String()
+}
+
+func TestQueries(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), probe, "a")
+}
