@@ -279,10 +279,10 @@ func (a *analysis) exportFacts() {
 
 // owner is per-function state shared by the goroutines a function starts.
 type owner struct {
-	fn      *ctxflow.Func
-	graph   *flow.Graph
-	gos     []*Goroutine
-	comms   map[ast.Node]bool // select comm statements (evaluated in the block before the select)
+	fn    *ctxflow.Func
+	graph *flow.Graph
+	gos   []*Goroutine
+	comms map[ast.Node]bool // select comm statements (evaluated in the block before the select)
 	// ctxs are the owner's contexts: context parameters, request
 	// parameters, and locals derived from them.
 	ctxs map[types.Object]bool
