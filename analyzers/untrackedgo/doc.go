@@ -38,7 +38,14 @@
 //     data handed over, not a context.
 //
 // It also reports sync.WaitGroup.Add called inside the goroutine it
-// counts: Wait may run before the Add and return early.
+// counts: Wait may run before the Add and return early; and a goroutine
+// that calls Done on a WaitGroup of its owner on some paths but can end on
+// another without it (an early return on an error, a cancellation arm of a
+// select): the counter never reaches zero and Wait blocks forever. Paths
+// that panic or call a function that never returns are no ends; a deferred
+// Done, or a deferred closure that calls it, covers every path; a Done in a
+// callback the goroutine hands on runs when the graph cannot tell, and is
+// not judged.
 //
 // Bad:
 //
@@ -61,7 +68,9 @@
 // goroutine is a `go func() { ... }()` literal, run it in a scope of the
 // runtime (github.com/cancelcheck/cancelcheck/rt/scope) that the owner
 // waits for where it returns (`defer sc.Wait()`); WaitGroup.Add inside the
-// goroutine is moved before the `go` statement. No fix when the owner is
+// goroutine is moved before the `go` statement; a Done that is the
+// goroutine's last statement and is skipped on some path becomes a `defer`
+// at the top of its body. No fix when the owner is
 // not clear (a literal owner, a `go f(x)` call).
 //
 // Not reported: goroutines with join evidence on every path (a deferred

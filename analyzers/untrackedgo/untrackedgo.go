@@ -52,6 +52,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		if g.AddInside != nil {
 			rep.Report(addInside(pass, g))
 		}
+		if g.SkipsDone != nil {
+			rep.Report(skipsDone(pass, g))
+		}
 		if g.UnjoinedPos.IsValid() {
 			if len(g.Uses) == 0 && c.cfg.NoLoops {
 				continue
@@ -159,4 +162,40 @@ func usesInside(pass *analysis.Pass, n ast.Node, lit *ast.FuncLit) bool {
 		return !found
 	})
 	return found
+}
+
+// skipsDone reports a goroutine that ends, on some path, without calling
+// Done on the WaitGroup that counts it. The fix defers the Done at the top
+// of the body when the only Done is the body's last statement: on the path
+// that reached it nothing changes, and the other paths now call it too.
+func skipsDone(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic {
+	s := g.SkipsDone
+	wg := nodeText(pass, s.WaitGroup)
+	d := analysis.Diagnostic{
+		Pos: g.Start.Pos(), End: startEnd(g),
+		Message: fmt.Sprintf("goroutine can end without calling %s.Done: on that path %s never reaches zero and %s.Wait blocks forever", wg, wg, wg),
+		Related: []analysis.RelatedInformation{
+			{Pos: s.Exit, Message: "the goroutine ends here without " + wg + ".Done"},
+			{Pos: s.Done.Pos(), End: s.Done.End(), Message: wg + ".Done is called only on other paths"},
+		},
+	}
+	body := g.Lit.Body.List
+	last, ok := body[len(body)-1].(*ast.ExprStmt)
+	if !ok || last.X != s.Done || len(body) < 2 {
+		return d
+	}
+	tf := pass.Fset.File(last.Pos())
+	line := tf.Line(last.Pos())
+	if tf.Line(last.End()) != line || line >= tf.LineCount() || tf.Line(body[len(body)-2].End()) == line || tf.Line(g.Lit.Body.Rbrace) == line {
+		return d
+	}
+	indent := analysisutil.IndentAt(pass, body[0].Pos())
+	d.SuggestedFixes = []analysis.SuggestedFix{{
+		Message: "Defer " + wg + ".Done at the start of the goroutine",
+		TextEdits: []analysis.TextEdit{
+			{Pos: body[0].Pos(), End: body[0].Pos(), NewText: []byte("defer " + nodeText(pass, s.Done) + "\n" + indent)},
+			{Pos: tf.LineStart(line), End: tf.LineStart(line + 1)},
+		},
+	}}
+	return d
 }

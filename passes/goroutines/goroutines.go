@@ -92,6 +92,9 @@ type Goroutine struct {
 	UnjoinedPos token.Pos
 	// AddInside is a WaitGroup.Add call inside the goroutine it counts.
 	AddInside *ast.CallExpr
+	// SkipsDone is a path on which the goroutine ends without calling Done
+	// on the WaitGroup it calls Done on elsewhere, or nil.
+	SkipsDone *SkippedDone
 	// Orphaned is true when orphansend reports a send or receive of this
 	// goroutine; untrackedgo leaves it alone.
 	Orphaned bool

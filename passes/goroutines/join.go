@@ -72,6 +72,7 @@ func (a *analysis) classify(g *Goroutine) {
 	}
 	if g.Lit != nil {
 		g.AddInside = a.addInside(g.Lit, outside)
+		g.SkipsDone = a.skippedDone(g, outside)
 	}
 	local := map[types.Object]bool{}
 	for obj := range roots {

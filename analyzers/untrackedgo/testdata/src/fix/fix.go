@@ -31,3 +31,18 @@ func count(items []string) {
 	}
 	wg.Wait()
 }
+
+func saveAll(ctx context.Context, items []string) {
+	var wg sync.WaitGroup
+	for _, it := range items {
+		wg.Add(1)
+		go func() { // want `goroutine can end without calling wg.Done`
+			if err := store(ctx, it); err != nil {
+				return
+			}
+			store(ctx, it+".bak")
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+}

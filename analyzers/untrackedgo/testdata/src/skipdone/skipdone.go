@@ -1,0 +1,162 @@
+// Package skipdone holds goroutines whose Done depends on the path they take.
+package skipdone
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+type item struct{ id int }
+
+func fetch(ctx context.Context, it item) (string, error) { return "", ctx.Err() }
+
+// An early return on the error skips the Done: Wait never returns.
+func fetchAll(ctx context.Context, items []item) []string {
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		out []string
+	)
+	for _, it := range items {
+		wg.Add(1)
+		go func() { // want `goroutine can end without calling wg.Done: on that path wg never reaches zero and wg.Wait blocks forever`
+			v, err := fetch(ctx, it)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			out = append(out, v)
+			mu.Unlock()
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// Deferred: every path calls Done.
+func fetchAllDeferred(ctx context.Context, items []item) []string {
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		out []string
+	)
+	for _, it := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := fetch(ctx, it)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			out = append(out, v)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// Done on both branches: every path calls it.
+func fetchAllBranches(ctx context.Context, items []item) {
+	var wg sync.WaitGroup
+	for _, it := range items {
+		wg.Add(1)
+		go func() {
+			if _, err := fetch(ctx, it); err != nil {
+				wg.Done()
+				return
+			}
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+}
+
+// A panic path is no normal end.
+func fetchOrPanic(ctx context.Context, it item) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		if _, err := fetch(ctx, it); err != nil {
+			panic(err)
+		}
+		wg.Done()
+	}()
+	wg.Wait()
+}
+
+// A deferred closure that calls Done counts, as a deferred call does.
+func deferredClosure(ctx context.Context, it item, s *state) {
+	s.wg.Add(1)
+	go func() {
+		defer func() {
+			s.wg.Done()
+		}()
+		if _, err := fetch(ctx, it); err != nil {
+			return
+		}
+	}()
+}
+
+type state struct {
+	wg   sync.WaitGroup
+	errs []error
+}
+
+// A struct field's WaitGroup: the select's cancellation arm returns first.
+func (s *state) worker(ctx context.Context, jobs <-chan item) {
+	s.wg.Add(1)
+	go func() { // want `goroutine can end without calling s.wg.Done`
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case j, ok := <-jobs:
+				if !ok {
+					s.wg.Done()
+					return
+				}
+				if _, err := fetch(ctx, j); err != nil {
+					s.errs = append(s.errs, err)
+				}
+			}
+		}
+	}()
+}
+
+// The Done in a callback the goroutine hands on runs when the callback
+// does: the graph cannot say, so nothing is reported.
+func viaCallback(ctx context.Context, it item, run func(func())) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		if _, err := fetch(ctx, it); err != nil {
+			return
+		}
+		run(func() { wg.Done() })
+	}()
+	wg.Wait()
+}
+
+var errStop = errors.New("stop")
+
+// A function with results inside the goroutine is its own graph: its
+// return is not the goroutine's.
+func nestedReturn(ctx context.Context, it item) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		check := func() error {
+			if it.id < 0 {
+				return errStop
+			}
+			return nil
+		}
+		_ = check()
+		wg.Done()
+	}()
+	wg.Wait()
+}
