@@ -17,6 +17,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 //go:embed doc.go
@@ -37,7 +38,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:      "retrycancel",
 		Doc:       analysisutil.MustExtractDoc(doc, "retrycancel"),
 		URL:       "https://github.com/cancelcheck/cancelcheck/blob/main/docs/retrycancel.md",
-		Requires:  []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
+		Requires:  []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer},
 		FactTypes: []analysis.Fact{(*ChecksContext)(nil), (*Sleeps)(nil)},
 		Run:       (&checker{cfg}).run,
 	}
@@ -52,6 +53,7 @@ type state struct {
 	pass      *analysis.Pass
 	info      *types.Info
 	res       *ctxflow.Result
+	graphs    *flow.Result
 	ins       *inspector.Inspector
 	rep       *analysisutil.Reporter
 	checks    map[*types.Func]bool   // local functions that check their context
@@ -68,6 +70,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		pass:     pass,
 		info:     pass.TypesInfo,
 		res:      res,
+		graphs:   pass.ResultOf[flow.Analyzer].(*flow.Result),
 		ins:      pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
 		checks:   make(map[*types.Func]bool),
 		sleepers: make(map[*types.Func]bool),
@@ -104,7 +107,16 @@ type loop struct {
 	body     *ast.BlockStmt
 	f        *ctxflow.Func
 	checked  bool            // the loop observes the context or leaves on its error
-	observes bool            // the loop looks at the context itself
+	observes bool            // the loop looks at the context itself, on every round
+	// obs are the nodes where the loop looks at its context (a call of
+	// Err, Done or Cause, a condition that tests for cancellation), gathered
+	// by scan; observeRounds decides whether every round passes one.
+	obs []ast.Node
+	// comms are the select clauses of the loop, for observeRounds.
+	comms []*ast.CommClause
+	// skipPos is where a round that passes none of obs goes back to the
+	// head, when obs is not empty.
+	skipPos token.Pos
 	bound    []*ast.CallExpr // context-bound calls with an error result
 	sleeps   []sleep
 	retryErr ast.Expr           // a test for context.DeadlineExceeded/Canceled that retries
@@ -121,13 +133,7 @@ type loop struct {
 // context-bound calls only errors that may carry cancellation count; in a
 // loop without (an accept loop, a poll), any error does.
 func (st *state) judgeExits(l *loop) {
-	st.anyErr = len(l.bound) == 0
-	st.verdicts, st.boundErr = st.boundResults(l)
-	st.loopCalls = make(map[*ast.CallExpr]bool, len(l.bound))
-	for _, c := range l.bound {
-		st.loopCalls[c] = true
-	}
-	defer func() { st.anyErr, st.verdicts, st.boundErr, st.loopCalls = false, nil, nil, nil }()
+	defer st.judging(l)()
 	if s, ok := l.stmt.(*ast.ForStmt); ok && s.Cond != nil && !l.checked &&
 		st.classify(s.Cond, false) == guardFinal {
 		// for i < 3 && retryable(err): the loop ends on the error.
@@ -144,6 +150,18 @@ func (st *state) judgeExits(l *loop) {
 			l.checked = st.exitFinal(c, l, false)
 		}
 	}
+}
+
+// judging sets up the state classify reads about l's bound calls and
+// returns the function that clears it.
+func (st *state) judging(l *loop) func() {
+	st.anyErr = len(l.bound) == 0
+	st.verdicts, st.boundErr = st.boundResults(l)
+	st.loopCalls = make(map[*ast.CallExpr]bool, len(l.bound))
+	for _, c := range l.bound {
+		st.loopCalls[c] = true
+	}
+	return func() { st.anyErr, st.verdicts, st.boundErr, st.loopCalls = false, nil, nil, nil }
 }
 
 // boundResults returns the bool and error variables assigned from a bound
@@ -203,7 +221,7 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 		if s.Cond != nil {
 			l.exits = true
 			if st.checksCtx(s.Cond) {
-				l.checked, l.observes = true, true
+				l.obs = append(l.obs, s.Cond)
 			}
 		}
 	case *ast.RangeStmt:
@@ -218,6 +236,7 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	st.scan(cur, l)
 	st.dropWalks(l)
 	st.judgeExits(l)
+	st.observeRounds(l)
 	if r, ok := stmt.(*ast.RangeStmt); ok && isTimeChan(st.info.TypeOf(r.X)) && !l.checked {
 		// for range ticker.C: the wait is the loop itself.
 		l.sleeps = append([]sleep{{stmt: &ast.ExprStmt{X: r.X}, desc: "ranging over " + types.ExprString(r.X)}}, l.sleeps...)
@@ -238,14 +257,25 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 		!(l.checked && st.shortSleep(l.sleeps[0])):
 		s := l.sleeps[0]
 		var msg string
-		if l.checked {
+		switch {
+		case l.checked:
 			msg = fmt.Sprintf("%s ignores %s: once %s is canceled this retry loop still sleeps out its backoff before it notices", s.desc, ctxExpr, ctxExpr)
-		} else {
+		case l.skipPos.IsValid():
+			msg = fmt.Sprintf("%s ignores %s and the loop checks it only on some rounds: once %s is canceled this retry loop keeps sleeping and trying again on the rounds that skip the check %s", s.desc, ctxExpr, ctxExpr, l.until())
+		default:
 			msg = fmt.Sprintf("%s ignores %s and the loop never checks it: once %s is canceled this retry loop keeps sleeping and trying again %s", s.desc, ctxExpr, ctxExpr, l.until())
 		}
 		st.rep.Report(analysis.Diagnostic{
 			Pos: s.stmt.Pos(), End: s.stmt.End(), Message: msg,
 			SuggestedFixes: st.sleepFixes(l, s, ctxExpr, ctxObj),
+		})
+	case !l.checked && len(l.bound) > 0 && l.skipPos.IsValid():
+		st.rep.Report(analysis.Diagnostic{
+			Pos: stmt.Pos(), End: l.body.Lbrace + 1,
+			Message: fmt.Sprintf("this retry loop %s checks %s only on some rounds: a round that skips the check calls %s again after it fails, so once %s is canceled every attempt fails at once and the loop keeps trying %s",
+				l.where(), ctxExpr, calleeName(st.info, l.bound[0]), ctxExpr, l.until()),
+			Related:        []analysis.RelatedInformation{{Pos: l.skipPos, Message: "a round through here goes back to the loop head without acting on " + ctxExpr + "'s end"}},
+			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
 	case !l.checked && len(l.bound) > 0:
 		st.rep.Report(analysis.Diagnostic{
@@ -630,6 +660,10 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				l.exits = true
 				l.exitCurs = append(l.exitCurs, c)
 			}
+		case *ast.CommClause:
+			if n.Comm != nil {
+				l.comms = append(l.comms, n)
+			}
 		case *ast.SelectStmt:
 			if st.timersOnly(n) && st.innermostLoop(c) == l.stmt {
 				l.sleeps = append(l.sleeps, sleep{stmt: n, desc: "this select over timers only"})
@@ -643,7 +677,14 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				l.exitCurs = append(l.exitCurs, c)
 			}
 		case *ast.IfStmt:
+			if t, ok := st.res.CancelTestOf(n.Cond); ok && t.Ctx != nil {
+				// err := ctx.Err(); if err != nil {...}: observeRounds
+				// decides whether its branch leaves the loop.
+				l.obs = append(l.obs, n.Cond)
+			}
 			if l.retryErr == nil && cancelTest(st.info, n.Cond) {
+				// A test of the bound call's error for a context sentinel
+				// that leaves is the loop's own verdict on that error.
 				if st.terminates(n.Body.List) {
 					l.checked, l.observes = true, true
 				} else if !st.perAttempt(l) {
@@ -676,10 +717,10 @@ func (st *state) scanCall(c inspector.Cursor, call *ast.CallExpr, l *loop) {
 	case analysisutil.IsMethod(fn, "context", "Context", "Err"),
 		analysisutil.IsMethod(fn, "context", "Context", "Done"),
 		analysisutil.IsFunc(fn, "context", "Cause"):
-		l.checked, l.observes = true, true
+		l.obs = append(l.obs, call)
 		return
 	case fn != nil && st.checksContext(fn) && returnsBool(fn):
-		l.checked, l.observes = true, true
+		l.obs = append(l.obs, call)
 		return
 	}
 	// Calls in a nested loop belong to that loop: a walk over a collection

@@ -9,7 +9,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), retrycancel.Analyzer, "a", "b", "helpers", "backoffutil", "libs", "grpcloop", "msgloop")
+	analysistest.Run(t, analysistest.TestData(), retrycancel.Analyzer, "a", "b", "helpers", "backoffutil", "libs", "grpcloop", "msgloop", "rounds")
 }
 
 func TestFixes(t *testing.T) {

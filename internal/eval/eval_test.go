@@ -1,5 +1,7 @@
-// Package eval measures the suite on an independent, held-out corpus of
-// bug-shaped functions and their correct near-misses (testdata/eval).
+// Package eval measures the suite on corpora of bug-shaped functions and
+// their correct near-misses: testdata/eval, the regression corpus written
+// from the checks' own contracts, and the independent batches under
+// testdata/heldout.
 //
 // Every top-level function of the corpus carries a marker on the line
 // directly above its func line:
@@ -14,7 +16,16 @@
 // finds fewer than 80% of its bugs or flags more than 10% of its
 // near-misses (the acceptance bar); CANCELCHECK_EVAL_STRICT=0 turns that
 // into a log while a check is being reworked. With
-// CANCELCHECK_EVAL_OUT=path the table is written to path too.
+// CANCELCHECK_EVAL_OUT=path the table is written to path too, and
+// CANCELCHECK_EVAL_DIR=dir measures another corpus module instead.
+//
+// TestHeldout runs the same measurement on each independent batch under
+// testdata/heldout (written from real bug reports by sessions that had not
+// read the checks). Those batches measure generalisation, not the
+// contracts, so they have no fixed bar: each batch's SCORE file records the
+// bugs found and near-misses flagged when it was last measured, and the
+// test fails when a change finds fewer or flags more. A change that moves
+// the numbers the right way updates SCORE (CANCELCHECK_EVAL_UPDATE=1).
 package eval_test
 
 import (
@@ -62,7 +73,113 @@ func TestEval(t *testing.T) {
 	// on: version-gated rules such as leaseleak's pre-1.23 timer rules see
 	// a real file version) whose only dependency, a stub of
 	// golang.org/x/sync, is replaced by a directory: no network.
-	dir, err := filepath.Abs("../../testdata/eval/src/eval")
+	dir := "../../testdata/eval/src/eval"
+	if d := os.Getenv("CANCELCHECK_EVAL_DIR"); d != "" {
+		dir = d
+	}
+	report, fail, _ := measure(t, dir)
+	t.Log("\n" + report)
+	if out := os.Getenv("CANCELCHECK_EVAL_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	if os.Getenv("CANCELCHECK_EVAL_STRICT") != "0" && fail != "" {
+		t.Errorf("below the acceptance bar:\n%s", fail)
+	}
+}
+
+// TestHeldout measures each independent batch under testdata/heldout and
+// compares it with the batch's SCORE file.
+func TestHeldout(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/heldout/*/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no held-out batches")
+	}
+	for _, mod := range dirs {
+		dir := filepath.Dir(mod)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			report, _, got := measure(t, dir)
+			t.Log("\n" + report)
+			path := filepath.Join(dir, "SCORE")
+			if os.Getenv("CANCELCHECK_EVAL_UPDATE") == "1" {
+				if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (CANCELCHECK_EVAL_UPDATE=1 records the batch's score)", err)
+			}
+			want, err := parseScore(string(data))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			for check, w := range want {
+				g := got[check]
+				if g.found < w.found {
+					t.Errorf("%s: %d of %d bugs found, %d recorded in SCORE", check, g.found, g.bugs, w.found)
+				}
+				if g.flagged > w.flagged {
+					t.Errorf("%s: %d of %d near-misses flagged, %d recorded in SCORE", check, g.flagged, g.oks, w.flagged)
+				}
+			}
+		})
+	}
+}
+
+// tally is one check's row of a corpus: its bugs and near-misses, and
+// how many the suite found and flagged.
+type tally struct{ bugs, found, oks, flagged int }
+
+// score is a corpus's tallies by check.
+type score map[string]tally
+
+// String renders s as a SCORE file: a line per check,
+// "check found/bugs flagged/near-misses".
+func (s score) String() string {
+	var names []string
+	for n, r := range s {
+		if r.bugs > 0 || r.oks > 0 {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("# check found/bugs flagged/near-misses (internal/eval TestHeldout)\n")
+	for _, n := range names {
+		r := s[n]
+		fmt.Fprintf(&b, "%s %d/%d %d/%d\n", n, r.found, r.bugs, r.flagged, r.oks)
+	}
+	return b.String()
+}
+
+func parseScore(text string) (score, error) {
+	s := score{}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var name string
+		var r tally
+		if _, err := fmt.Sscanf(line, "%s %d/%d %d/%d", &name, &r.found, &r.bugs, &r.flagged, &r.oks); err != nil {
+			return nil, fmt.Errorf("%q: %v", line, err)
+		}
+		s[name] = r
+	}
+	return s, nil
+}
+
+// measure runs the suite once over the corpus module in dir and tabulates
+// it.
+func measure(t *testing.T, dir string) (report, fail string, sc score) {
+	t.Helper()
+	dir, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,16 +283,7 @@ func TestEval(t *testing.T) {
 		}
 	}
 
-	report, fail := tabulate(funcs, stray, suite)
-	t.Log("\n" + report)
-	if out := os.Getenv("CANCELCHECK_EVAL_OUT"); out != "" {
-		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
-			t.Error(err)
-		}
-	}
-	if os.Getenv("CANCELCHECK_EVAL_STRICT") != "0" && fail != "" {
-		t.Errorf("below the acceptance bar:\n%s", fail)
-	}
+	return tabulate(funcs, stray, suite)
 }
 
 func enclosing(fs []*marked, pos token.Pos) *marked {
@@ -238,7 +346,7 @@ type row struct {
 }
 
 // tabulate builds the report and, when a check misses the bar, the reason.
-func tabulate(funcs []*marked, stray []finding, all []*analysis.Analyzer) (report, fail string) {
+func tabulate(funcs []*marked, stray []finding, all []*analysis.Analyzer) (report, fail string, sc score) {
 	rows := map[string]*row{}
 	for _, a := range all {
 		rows[a.Name] = &row{}
@@ -333,7 +441,11 @@ func tabulate(funcs []*marked, stray []finding, all []*analysis.Analyzer) (repor
 		s = append(s, fmt.Sprintf("%s:%d: %s: %s", filepath.Base(d.pos.Filename), d.pos.Line, d.check, d.msg))
 	}
 	section("findings outside marked functions", s)
-	return b.String(), f.String()
+	sc = score{}
+	for name, r := range rows {
+		sc[name] = tally{r.bugs, r.found, r.oks, r.flagged}
+	}
+	return b.String(), f.String(), sc
 }
 
 func listDiags(ds []finding) string {

@@ -402,9 +402,12 @@ func (g *Graph) LoopBlocks(head *cfg.Block) []bool {
 
 // CycleAvoiding returns a round of the loop at head, a path from head back
 // to it, that enters no block for which avoid holds and passes at least one
-// for which need holds (need may be nil). Head itself is judged too: an
-// avoided head admits no round.
-func (g *Graph) CycleAvoiding(head *cfg.Block, avoid, need func(*cfg.Block) bool) ([]*cfg.Block, bool) {
+// for which need holds (need may be nil), following only the edges for
+// which edge holds (edge may be nil: every edge; it is given a block and
+// the index of one of its successors, so that a caller can rule out the
+// branch of a condition that cannot be taken in the case it asks about).
+// Head itself is judged too: an avoided head admits no round.
+func (g *Graph) CycleAvoiding(head *cfg.Block, avoid, need func(*cfg.Block) bool, edge func(*cfg.Block, int) bool) ([]*cfg.Block, bool) {
 	if avoid(head) {
 		return nil, false
 	}
@@ -422,7 +425,10 @@ func (g *Graph) CycleAvoiding(head *cfg.Block, avoid, need func(*cfg.Block) bool
 		queue = queue[1:]
 		b := g.CFG.Blocks[s/2]
 		has := s%2 == 1
-		for _, succ := range b.Succs {
+		for i, succ := range b.Succs {
+			if edge != nil && !edge(b, i) {
+				continue
+			}
 			if succ == head {
 				if has {
 					return g.path(parent, s), true

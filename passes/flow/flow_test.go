@@ -87,7 +87,7 @@ var probe = &analysis.Analyzer{
 				if head == nil {
 					continue
 				}
-				if _, ok := g.CycleAvoiding(head, blockCalls("check"), blockCalls("work")); ok {
+				if _, ok := g.CycleAvoiding(head, blockCalls("check"), blockCalls("work"), nil); ok {
 					pass.Reportf(loop.Pos(), "a working round skips check")
 				} else {
 					pass.Reportf(loop.Pos(), "no working round skips check")

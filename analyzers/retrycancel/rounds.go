@@ -1,0 +1,221 @@
+package retrycancel
+
+import (
+	"go/ast"
+	"go/token"
+
+	"golang.org/x/tools/go/cfg"
+)
+
+// observeRounds decides, for a loop that looks at its context somewhere
+// (l.obs, gathered by scan), whether it stops once the context has ended:
+// whether some round, a path from the loop's head back to it that calls a
+// bound function or waits, can still be taken after the end. It overrides
+// the verdict of judgeExits for such loops, since it asks the same question
+// of the control flow rather than of the exits' shapes.
+//
+// The rounds are those the loop can go after the end, when every bound call
+// fails with the context's error:
+//
+//   - a condition that holds once the context has ended (ctx.Err() != nil,
+//     a variable assigned it) takes its then branch, one that holds while
+//     it lives (ctx.Err() == nil) its else branch;
+//   - a branch taken only on success (err == nil) or for another specific
+//     error (errors.Is(err, ErrBusy)) is not taken;
+//   - a test of the error by an unknown classifier (!retryable(err)) whose
+//     other branch leaves the loop is assumed to leave (precision first);
+//   - a select whose `case <-ctx.Done():` arm leaves the loop leaves, and a
+//     bare `<-ctx.Done()` waits for the end; a look at the context whose
+//     meaning is unknown (a helper's bool) leaves when its block has a
+//     successor outside the loop.
+//
+// A Done arm with an empty body or an unlabelled break (which leaves only
+// the select), a check that is logged but not acted on, and a `continue`
+// routed around the check all leave such a round open.
+func (st *state) observeRounds(l *loop) {
+	if len(l.obs) == 0 || l.observes {
+		return // no look at the context, or a sentinel test that leaves
+	}
+	defer st.judging(l)()
+	observed := func() { l.checked, l.observes = true, true }
+	g := st.graphs.Func(l.f.Node)
+	if g == nil {
+		observed()
+		return
+	}
+	head := g.LoopHead(l.stmt)
+	if head == nil {
+		observed()
+		return
+	}
+	in := g.LoopBlocks(head)
+	if !in[head.Index] {
+		observed() // the loop never goes round
+		return
+	}
+	comms := map[ast.Node]*ast.CommClause{}
+	for _, cc := range l.comms {
+		comms[cc.Comm] = cc
+	}
+	deciding := map[int32]bool{}
+	for _, n := range l.obs {
+		p, ok := g.Locate(n)
+		if !ok {
+			continue
+		}
+		b := p.Block
+		switch top := p.Node().(type) {
+		case ast.Stmt:
+			if cc := comms[top]; cc != nil {
+				if body := caseBody(g.CFG, cc); body != nil && !in[body.Index] {
+					deciding[b.Index] = true
+				}
+				continue
+			}
+			if es, ok := top.(*ast.ExprStmt); ok && st.isDoneRecv(es.X) {
+				deciding[b.Index] = true // waits for the end
+			}
+		case ast.Expr:
+			if p.Index != len(b.Nodes)-1 || st.whenEnded(top) != unknown {
+				continue // not a condition, or one feasible below decides
+			}
+			if _, isTest := st.res.CancelTestOf(top); isTest {
+				continue // a test for one kind of end: both branches may run
+			}
+			for _, s := range b.Succs {
+				if !in[s.Index] {
+					deciding[b.Index] = true
+				}
+			}
+		}
+	}
+	// Rounds that do work: blocks holding a bound call or a wait.
+	work := map[int32]bool{}
+	mark := func(n ast.Node) {
+		if p, ok := g.Locate(n); ok {
+			work[p.Block.Index] = true
+		}
+	}
+	for _, c := range l.bound {
+		mark(c)
+	}
+	for _, s := range l.sleeps {
+		mark(s.stmt)
+	}
+	var need func(*cfg.Block) bool
+	if len(work) > 0 {
+		need = func(b *cfg.Block) bool { return work[b.Index] }
+	}
+	feasible := func(b *cfg.Block, i int) bool {
+		if len(b.Succs) != 2 || len(b.Nodes) == 0 {
+			return true
+		}
+		cond, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+		if !ok {
+			return true
+		}
+		switch st.whenEnded(cond) {
+		case holds:
+			return i == 0
+		case fails:
+			return i == 1
+		}
+		switch st.classify(cond, i == 0) {
+		case guardSuccess, guardSpecific:
+			return false
+		}
+		if _, isTest := st.res.CancelTestOf(cond); isTest || cancelTest(st.info, cond) || st.checksCtx(cond) {
+			return true
+		}
+		other := b.Succs[1-i]
+		if in[b.Succs[i].Index] && !in[other.Index] && st.mentionsCarrier(cond) && st.classify(cond, i != 0) == guardFinal {
+			return false // an unknown classifier: assume it leaves
+		}
+		return true
+	}
+	l.checked, l.observes, l.skipPos = false, false, token.NoPos
+	round, ok := g.CycleAvoiding(head, func(b *cfg.Block) bool { return deciding[b.Index] }, need, feasible)
+	if !ok {
+		observed()
+		return
+	}
+	l.skipPos = l.stmt.Pos()
+	for i := len(round) - 1; i >= 0; i-- {
+		if nodes := round[i].Nodes; len(nodes) > 0 {
+			l.skipPos = nodes[len(nodes)-1].Pos()
+			break
+		}
+	}
+}
+
+// tri is what a condition is once the context has ended.
+type tri int
+
+const (
+	unknown tri = iota
+	holds
+	fails
+)
+
+// whenEnded says whether cond holds once the loop's context has ended:
+// ctx.Err() != nil (or a variable assigned it) holds, ctx.Err() == nil
+// fails, and !, && and || combine them; anything else is unknown, and so is
+// a test for one kind of end only (errors.Is(err, context.Canceled) fails
+// on a deadline).
+func (st *state) whenEnded(cond ast.Expr) tri {
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if c.Op == token.NOT {
+			switch st.whenEnded(c.X) {
+			case holds:
+				return fails
+			case fails:
+				return holds
+			}
+			return unknown
+		}
+	case *ast.BinaryExpr:
+		switch c.Op {
+		case token.LAND, token.LOR:
+			x, y := st.whenEnded(c.X), st.whenEnded(c.Y)
+			short, long := fails, holds // &&: one false makes it false
+			if c.Op == token.LOR {
+				short, long = holds, fails
+			}
+			switch {
+			case x == short || y == short:
+				return short
+			case x == long && y == long:
+				return long
+			}
+			return unknown
+		case token.EQL:
+			x, y := c.X, c.Y
+			if st.isNil(x) {
+				x, y = y, x
+			}
+			if st.isNil(y) && st.res.CtxErrOf(x) != nil {
+				return fails
+			}
+		}
+	}
+	if t, ok := st.res.CancelTestOf(cond); ok && t.Ctx != nil && t.Canceled && t.Deadline {
+		return holds
+	}
+	return unknown
+}
+
+// caseBody returns the block of the body of select clause cc.
+func caseBody(g *cfg.CFG, cc *ast.CommClause) *cfg.Block {
+	for _, b := range g.Blocks {
+		if b.Kind == cfg.KindSelectCaseBody && b.Stmt == cc {
+			return b
+		}
+	}
+	return nil
+}
+
+// isDoneRecv reports whether e is `<-x.Done()` for a context x.
+func (st *state) isDoneRecv(e ast.Expr) bool {
+	return st.res.DoneContext(&ast.ExprStmt{X: e}) != nil
+}

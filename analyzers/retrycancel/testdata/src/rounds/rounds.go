@@ -1,0 +1,177 @@
+// Package rounds holds retry loops whose context check does not run, or
+// does not act, on every round.
+package rounds
+
+import (
+	"context"
+	"errors"
+	"log"
+	"time"
+)
+
+type client struct{}
+
+func (client) Send(ctx context.Context, msg string) error { return ctx.Err() }
+
+var errBusy = errors.New("busy")
+
+// A failed send logs and goes back to the head before the check.
+func sendRouted(ctx context.Context, c client, msg string) error {
+	for { // want `this retry loop in sendRouted checks ctx only on some rounds: a round that skips the check calls c.Send again after it fails`
+		if err := c.Send(ctx, msg); err != nil {
+			log.Printf("send: %v", err)
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// Only a busy error goes back before the check; a canceled send is no busy
+// error, so it reaches the check.
+func sendBusyRouted(ctx context.Context, c client, msg string) error {
+	for {
+		err := c.Send(ctx, msg)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, errBusy) {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// The check comes first, so every round passes it.
+func sendCheckedFirst(ctx context.Context, c client, msg string) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := c.Send(ctx, msg)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, errBusy) {
+			continue
+		}
+	}
+}
+
+// The Done arm's break leaves only the select: the loop goes on.
+func sendSelectBreak(ctx context.Context, c client, msg string) {
+	for { // want `this retry loop in \w+ checks ctx only on some rounds`
+		if err := c.Send(ctx, msg); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			break
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// A labelled break leaves the loop.
+func sendSelectLabelled(ctx context.Context, c client, msg string) {
+retry:
+	for {
+		if err := c.Send(ctx, msg); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			break retry
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	log.Print("gave up")
+}
+
+// The Done arm is the second one and returns: every round waits in the
+// select, which leaves on cancellation.
+func sendSelectSecond(ctx context.Context, c client, msg string) error {
+	for {
+		if err := c.Send(ctx, msg); err == nil {
+			return nil
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// A look at the context that is logged and not acted on observes nothing.
+func sendLogged(ctx context.Context, c client, msg string) {
+	for attempt := 0; ; attempt++ { // want `this retry loop in \w+ checks ctx only on some rounds`
+		if err := c.Send(ctx, msg); err == nil {
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			log.Printf("attempt %d: context ended: %v", attempt, err)
+		}
+	}
+}
+
+// The loop condition is the check.
+func sendWhileAlive(ctx context.Context, c client, msg string) {
+	for ctx.Err() == nil {
+		if err := c.Send(ctx, msg); err == nil {
+			return
+		}
+	}
+}
+
+// A non-blocking check with a default arm leaves on cancellation.
+func sendPoll(ctx context.Context, c client, msg string) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if err := c.Send(ctx, msg); err == nil {
+			return nil
+		}
+	}
+}
+
+// The busy path sleeps without the context, but a canceled send is no busy
+// error: it reaches the select, which leaves. The sleep still ignores ctx.
+func sendSleepRouted(ctx context.Context, c client, msg string) error {
+	for {
+		err := c.Send(ctx, msg)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, errBusy) {
+			time.Sleep(time.Second) // want `time.Sleep ignores ctx: once ctx is canceled this retry loop still sleeps out its backoff`
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// Any failure sleeps and goes back before the select that checks.
+func sendSleepAlways(ctx context.Context, c client, msg string) {
+	for {
+		if err := c.Send(ctx, msg); err != nil {
+			time.Sleep(time.Second) // want `time.Sleep ignores ctx and the loop checks it only on some rounds`
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Minute):
+		}
+	}
+}
