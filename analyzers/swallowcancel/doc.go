@@ -91,14 +91,17 @@
 //
 //   - functions of package main: there cancellation is the program's
 //     shutdown, and main treats it as a clean exit;
-//   - functions whose doc comment promises it: a sentence saying it
-//     returns nil (or a nil error) together with cancel, shutdown, stop,
-//     done, close, exit or the context ("Run returns nil when ctx is
-//     canceled"; "ctx must not be nil" promises nothing), a sentence saying
-//     the function runs, blocks, serves, watches (...) until the context is
-//     canceled, done or closed ("Watch blocks until ctx is canceled"), or
-//     one saying the work is best-effort; literals inside such functions
-//     inherit the contract;
+//   - functions whose doc comment promises it: a clause whose subject is
+//     the function (its name, or "it", possibly after a leading condition)
+//     and whose verb is "returns nil" (or a nil error, no error), together
+//     with cancel, shutdown, stop, done, close, exit or the context ("Run
+//     returns nil when ctx is canceled", "On shutdown it returns nil"; "ctx
+//     must not be nil" promises nothing, nor does a sentence describing the
+//     code: "... and Sync still returns nil after a shutdown"), a clause
+//     saying the function runs, blocks, serves, watches (...) until the
+//     context is canceled, done or closed ("Watch blocks until ctx is
+//     canceled"), or one saying the work is best-effort; literals inside
+//     such functions inherit the contract;
 //   - literals run by (*errgroup.Group).Go: the group's Wait returns the
 //     error that canceled its context (that Wait is itself a carrier, for
 //     a group made by errgroup.WithContext or the runtime's scope.New with

@@ -126,17 +126,45 @@ func (s *state) inTest(pos token.Pos) bool {
 	return strings.HasSuffix(s.pass.Fset.File(pos).Name(), "_test.go")
 }
 
-// quietDoc matches a doc comment sentence that promises a nil error when
-// the work is stopped: "Run returns nil when ctx is canceled", "returns nil
-// on shutdown", "errors are ignored (best effort)".
+// A doc contract is a clause whose subject is the function (its name, or
+// "it") and whose verb says it ends quietly: "Run returns nil when ctx is
+// canceled", "On shutdown it returns nil", "Watch blocks until the context
+// is canceled", or one that says the work is best-effort. A sentence that
+// merely mentions nil and a shutdown while describing what the code does
+// ("... and SyncAll still stamps a full sync and returns nil") is no
+// contract.
 var (
 	quietEnd = analysisutil.LazyRegexp(`(?i)\b(cancel\w*|shut ?down\w*|stop\w*|done|context|ctx|exit\w*|terminat\w*|clos\w*|graceful\w*)\b`)
-	quietNil = analysisutil.LazyRegexp(`(?i)\breturns?\b.*\bnil\b|\bnil (error|err)\b`)
-	// "Run blocks until ctx is canceled": the end of the context is the
-	// normal end of the function.
-	quietUntil = analysisutil.LazyRegexp(`(?i)\b(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*(\b(ctx|context)\b.*\b(cancel\w*|done|clos\w*|ends?|expires?)\b|\bcancel\w*|\bshut ?down\w*|\bstop(ped|s)?\b)`)
-	bestEffor  = analysisutil.LazyRegexp(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
+	// The clause after its subject: the verb of a nil-on-stop contract.
+	quietNil = analysisutil.LazyRegexp(`(?i)^(returns?|will return)\s+(nil|a nil error|no error)\b`)
+	// The clause after its subject: "blocks until ctx is canceled", the end
+	// of the context being the normal end of the function.
+	quietUntil = analysisutil.LazyRegexp(`(?i)^(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*(\b(ctx|context)\b.*\b(cancel\w*|done|clos\w*|ends?|expires?)\b|\bcancel\w*|\bshut ?down\w*|\bstop(ped|s)?\b)`)
+	// A leading condition before the subject: "On shutdown, it ...".
+	quietLead = analysisutil.LazyRegexp(`(?i)^(if|when|once|on|after|upon)\b[^,]*?,?\s+(it\s)`)
+	bestEffor = analysisutil.LazyRegexp(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
 )
+
+// contractClause reports whether clause, of the doc comment of a function
+// named name, promises a quiet end.
+func contractClause(name, clause string) bool {
+	clause = strings.TrimSpace(clause)
+	var rest string
+	switch {
+	case strings.HasPrefix(clause, name+" "):
+		rest = clause[len(name)+1:]
+	case strings.HasPrefix(strings.ToLower(clause), "it "):
+		rest = clause[3:]
+	default:
+		m := quietLead().FindStringSubmatchIndex(clause)
+		if m == nil {
+			return false
+		}
+		rest = clause[m[1]:]
+	}
+	rest = strings.TrimSpace(rest)
+	return quietNil().MatchString(rest) && quietEnd().MatchString(clause) || quietUntil().MatchString(rest)
+}
 
 // mayEndQuietly reports whether f may end without an error on
 // cancellation by contract: it is in package main (cancellation is the
@@ -153,8 +181,10 @@ func (s *state) mayEndQuietly(f *ctxflow.Func) bool {
 			return true
 		}
 		for _, sentence := range strings.Split(text, ". ") {
-			if quietNil().MatchString(sentence) && quietEnd().MatchString(sentence) || quietUntil().MatchString(sentence) {
-				return true
+			for _, clause := range strings.Split(sentence, "; ") {
+				if contractClause(d.Name.Name, clause) {
+					return true
+				}
 			}
 		}
 	}
