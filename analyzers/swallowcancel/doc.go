@@ -35,6 +35,12 @@
 //     result is never assigned, or its last assignment before the return,
 //     in the same block, sets it to nil (not when a closure mentions it or
 //     its address is taken);
+//   - a deferred function literal that sets the named error result to nil
+//     (unless a condition around it tests the error for nil or for a
+//     specific error other than the context's), or overwrites it outside
+//     any condition with a value not derived from it (`err = w.Close()`),
+//     in a function that may return a cancellation: the defer runs after
+//     the return and its value is what the caller sees;
 //   - in a loop over a collection, a branch that only logs the error and
 //     goes on to the next item, or that skips canceled items
 //     (`if errors.Is(err, context.Canceled) { continue }`);
@@ -73,7 +79,8 @@
 //		return nil
 //	}
 //
-// Fixes: return the error (or ctx.Err()) with the function's zero values in
+// Fixes: a deferred overwrite becomes `if cerr := w.Close(); err == nil {
+// err = cerr }`; return the error (or ctx.Err()) with the function's zero values in
 // place of the nil (in a switch case shared with other errors, remove the
 // cancellation test from the case instead); turn a dropped call into `if err := f(ctx); err != nil
 // { return ..., err }`; in a loop, insert `if err := ctx.Err(); err != nil

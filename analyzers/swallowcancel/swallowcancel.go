@@ -94,7 +94,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	for _, f := range res.Funcs {
 		s.quiet[f] = s.mayEndQuietly(f)
 	}
-	filter := []ast.Node{(*ast.ExprStmt)(nil), (*ast.AssignStmt)(nil), (*ast.IfStmt)(nil), (*ast.CaseClause)(nil), (*ast.CommClause)(nil), (*ast.ForStmt)(nil)}
+	filter := []ast.Node{(*ast.ExprStmt)(nil), (*ast.AssignStmt)(nil), (*ast.IfStmt)(nil), (*ast.CaseClause)(nil), (*ast.CommClause)(nil), (*ast.ForStmt)(nil), (*ast.DeferStmt)(nil)}
 	for cur := range ins.Root().Preorder(filter...) {
 		if !c.cfg.Tests && s.inTest(cur.Node().Pos()) {
 			continue
@@ -116,6 +116,8 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			s.checkIterErr(cur, n)
 		case *ast.CommClause:
 			s.checkDone(cur, n)
+		case *ast.DeferStmt:
+			s.checkDeferred(cur, n)
 		}
 	}
 	s.rep.Finish()

@@ -3,6 +3,7 @@ package fix
 import (
 	"context"
 	"errors"
+	"io"
 	"log"
 
 	"rowsdb"
@@ -242,4 +243,16 @@ func putAsyncThenLog(ctx context.Context, ks []string) {
 		}
 		log.Println("done")
 	}()
+}
+
+func exportKeys(ctx context.Context, ks []string, w io.WriteCloser) (err error) {
+	defer func() {
+		err = w.Close() // want `this deferred function overwrites err`
+	}()
+	for _, k := range ks {
+		if err = store.Put(ctx, k, "v"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
