@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -41,10 +42,13 @@ type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
-	if len(res.Goroutines) == 0 {
+	if len(res.Goroutines) == 0 && len(res.GroupStarts) == 0 {
 		return analysisutil.NothingToReport(pass), nil
 	}
 	rep := analysisutil.NewReporter(pass)
+	for _, s := range res.GroupStarts {
+		rep.Report(groupUnwaited(pass, s))
+	}
 	for _, g := range res.Goroutines {
 		if g.Orphaned {
 			continue // orphansend's finding
@@ -198,4 +202,25 @@ func skipsDone(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic
 		},
 	}}
 	return d
+}
+
+// groupUnwaited reports a goroutine started on a group that its owner can
+// return without waiting for.
+func groupUnwaited(pass *analysis.Pass, s *goroutines.GroupStart) analysis.Diagnostic {
+	g := nodeText(pass, s.GroupExpr)
+	owner := s.Owner.Name()
+	where := "the end of " + owner
+	if s.Return != nil {
+		where = "a return"
+	}
+	lost := ""
+	if sig, ok := pass.TypesInfo.TypeOf(s.Call.Args[0]).Underlying().(*types.Signature); ok && sig.Results().Len() > 0 {
+		lost = " and their errors are lost"
+	}
+	return analysis.Diagnostic{
+		Pos: s.Call.Pos(), End: s.Call.Fun.End(),
+		Message: fmt.Sprintf("goroutine started by %s.%s is not waited for on every path: %s reaches %s without %s.Wait, so the goroutines keep running after it has returned%s",
+			g, s.Call.Fun.(*ast.SelectorExpr).Sel.Name, owner, where, g, lost),
+		Related: []analysis.RelatedInformation{{Pos: s.Exit, Message: owner + " returns here without waiting for " + g}},
+	}
 }

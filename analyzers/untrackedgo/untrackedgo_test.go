@@ -9,7 +9,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), untrackedgo.Analyzer, "a", "mainpkg", "stale", "skipdone")
+	analysistest.Run(t, analysistest.TestData(), untrackedgo.Analyzer, "a", "mainpkg", "stale", "skipdone", "groups")
 }
 
 // TestFacts checks that helpers of another package are understood through

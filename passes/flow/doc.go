@@ -29,7 +29,9 @@
 // Predicates see the graph's nodes: statements and expressions at the top
 // level of a block (an if statement's condition, an assignment, a return),
 // not the bodies of function literals in them; Mentions walks one node the
-// same way. A range statement's head block stands for the statement itself
-// (NodesOf yields it), so that a predicate can see the receive of
-// `for v := range ch`.
+// same way. A range loop's head is entered by taking the next element of
+// the operand, so a predicate sees the operand there (the receive of `for v
+// := range ch`); a select case's communication is seen where the case is
+// taken, at the entry of its body, not in the block before the select where
+// go/cfg evaluates it (Graph.NodesOf).
 package flow

@@ -92,12 +92,16 @@ type Graph struct {
 
 	once  sync.Once
 	index []Point // top-level nodes of live blocks, by position
+
+	commOnce sync.Once
+	comms    map[ast.Node]bool // communications of select cases
 }
 
 // Point is a place in the graph: just before node Index of Block (Index may
-// be len(Block.Nodes), the block's end). Index -1 stands for the head of a
-// range loop, where each round takes the next element of the range
-// statement's operand (see NodesOf).
+// be len(Block.Nodes), the block's end). Index -1 stands for the event
+// that enters the block: at the head of a range loop, taking the next
+// element of the range statement's operand; at the body of a select case,
+// the case's communication (see NodesOf).
 type Point struct {
 	Block *cfg.Block
 	Index int
@@ -112,7 +116,7 @@ func (p Point) Node() ast.Node {
 	case p.Block == nil || p.Index >= len(p.Block.Nodes):
 		return nil
 	case p.Index < 0:
-		return p.Block.Stmt.(*ast.RangeStmt).X
+		return entryNode(p.Block)
 	}
 	return p.Block.Nodes[p.Index]
 }
@@ -178,17 +182,58 @@ func inLiteral(m, n ast.Node) bool {
 	return found
 }
 
-// NodesOf returns the nodes of b a predicate judges: its nodes, preceded,
-// at the head of a range loop, by the range statement's operand, which
-// stands for taking its next element (the receive from a channel, the
-// iterator's next call) that decides each round.
-func NodesOf(b *cfg.Block) []ast.Node {
-	if b.Kind == cfg.KindRangeLoop {
-		if r, ok := b.Stmt.(*ast.RangeStmt); ok {
-			return append([]ast.Node{r.X}, b.Nodes...)
+// entryNode returns the node standing for the event that enters b, or
+// nil: the operand of a range statement at its head, the communication of
+// a select case at its body.
+func entryNode(b *cfg.Block) ast.Node {
+	switch s := b.Stmt.(type) {
+	case *ast.RangeStmt:
+		if b.Kind == cfg.KindRangeLoop {
+			return s.X
+		}
+	case *ast.CommClause:
+		if b.Kind == cfg.KindSelectCaseBody {
+			return s.Comm
 		}
 	}
-	return b.Nodes
+	return nil
+}
+
+// NodesOf returns the nodes of b as the path queries see them, in order:
+// the event entering b (the range operand at a range loop's head, standing
+// for taking its next element; a select case's communication at the case's
+// body, where it happens), then b's nodes, less the communications of a
+// select that go/cfg places in the block before it.
+func (g *Graph) NodesOf(b *cfg.Block) []ast.Node {
+	var out []ast.Node
+	if n := entryNode(b); n != nil {
+		out = append(out, n)
+	}
+	for _, n := range b.Nodes {
+		if !g.isComm(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// isComm reports whether n is the communication of a select case.
+func (g *Graph) isComm(n ast.Node) bool {
+	g.commOnce.Do(func() {
+		g.comms = map[ast.Node]bool{}
+		ast.Inspect(g.Body, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CommClause:
+				if m.Comm != nil {
+					g.comms[m.Comm] = true
+				}
+			}
+			return true
+		})
+	})
+	return g.comms[n]
 }
 
 // Exit is a normal end of the function.
@@ -209,10 +254,10 @@ func (e Exit) Pos(body *ast.BlockStmt) token.Pos {
 // IsExit reports whether b ends the function normally: it has no
 // successors, does not end in a panic or a call that never returns, and is
 // not the block after the last case of a select without default (the
-// select blocks there). In a function with results, or one that blocks in
+// select blocks there; a default arm's return is an exit). In a function with results, or one that blocks in
 // `select {}`, only a return statement ends it.
 func (g *Graph) IsExit(b *cfg.Block) (Exit, bool) {
-	if len(b.Succs) > 0 || !b.Live || b.Kind == cfg.KindSelectAfterCase {
+	if len(b.Succs) > 0 || !b.Live {
 		return Exit{}, false
 	}
 	var last ast.Node
@@ -227,7 +272,10 @@ func (g *Graph) IsExit(b *cfg.Block) (Exit, bool) {
 			return Exit{}, false
 		}
 	}
-	if g.retOnly {
+	if g.retOnly || b.Kind == cfg.KindSelectAfterCase {
+		// After the last case of a select without default nothing runs:
+		// the select blocks. (A default arm's body lives in that block; a
+		// return there ended it above.)
 		return Exit{}, false
 	}
 	return Exit{Block: b}, true
@@ -248,14 +296,22 @@ func (g *Graph) NoReturn(call *ast.CallExpr) bool {
 // satisfying stop (p's own node included); false when every path to an exit
 // passes one.
 func (g *Graph) ExitAvoiding(p Point, stop func(ast.Node) bool) (Exit, bool) {
+	return g.ExitAvoidingEdges(p, stop, nil)
+}
+
+// ExitAvoidingEdges is ExitAvoiding on the paths that follow only edges
+// for which edge holds (a block and the index of one of its successors;
+// nil follows every edge), so that a caller can rule out a branch that
+// cannot be taken in the case it asks about.
+func (g *Graph) ExitAvoidingEdges(p Point, stop func(ast.Node) bool, edge func(*cfg.Block, int) bool) (Exit, bool) {
 	var found Exit
-	ok := g.search(p, stop, func(b *cfg.Block) bool {
+	ok := g.walk(p, func(q Point) (bool, bool) { return false, stop(q.Node()) }, func(b *cfg.Block) bool {
 		if e, ok := g.IsExit(b); ok {
 			found = e
 			return true
 		}
 		return false
-	})
+	}, edge)
 	return found, ok
 }
 
@@ -278,21 +334,15 @@ func (g *Graph) Reaches(p Point, target, stop func(ast.Node) bool) (Point, bool)
 			return true, true
 		}
 		return false, stop != nil && stop(n)
-	}, nil)
+	}, nil, nil)
 	return found, ok
 }
 
-// search walks forward from p, stopping each path at a node satisfying
-// stop; it reports whether done held for some block whose nodes the walk
-// passed entirely.
-func (g *Graph) search(p Point, stop func(ast.Node) bool, done func(*cfg.Block) bool) bool {
-	return g.walk(p, func(q Point) (bool, bool) { return false, stop(q.Node()) }, done)
-}
-
-// walk visits the nodes reachable from p in depth-first order; visit may
-// halt the walk or prune the path at a node; atEnd is asked, after a
-// block's last node was passed, whether the walk is over.
-func (g *Graph) walk(p Point, visit func(Point) (halt, prune bool), atEnd func(*cfg.Block) bool) bool {
+// walk visits the nodes reachable from p in depth-first order, following
+// the edges for which edge holds (all when nil); visit may halt the walk or
+// prune the path at a node; atEnd is asked, after a block's last node was
+// passed, whether the walk is over.
+func (g *Graph) walk(p Point, visit func(Point) (halt, prune bool), atEnd func(*cfg.Block) bool, edge func(*cfg.Block, int) bool) bool {
 	seen := make([]bool, len(g.CFG.Blocks))
 	type item struct {
 		b *cfg.Block
@@ -310,7 +360,7 @@ func (g *Graph) walk(p Point, visit func(Point) (halt, prune bool), atEnd func(*
 		}
 		pruned := false
 		nodes := it.b.Nodes
-		if _, isRange := it.b.Stmt.(*ast.RangeStmt); it.i == 0 && it.b.Kind == cfg.KindRangeLoop && isRange {
+		if it.i == 0 && entryNode(it.b) != nil {
 			if halt, prune := visit(Point{it.b, -1}); halt {
 				return true
 			} else if prune {
@@ -318,6 +368,9 @@ func (g *Graph) walk(p Point, visit func(Point) (halt, prune bool), atEnd func(*
 			}
 		}
 		for i := it.i; i < len(nodes); i++ {
+			if g.isComm(nodes[i]) {
+				continue // it happens at its case's body
+			}
 			halt, prune := visit(Point{it.b, i})
 			if halt {
 				return true
@@ -334,7 +387,9 @@ func (g *Graph) walk(p Point, visit func(Point) (halt, prune bool), atEnd func(*
 			return true
 		}
 		for j := len(it.b.Succs) - 1; j >= 0; j-- {
-			stack = append(stack, item{it.b.Succs[j], 0})
+			if edge == nil || edge(it.b, j) {
+				stack = append(stack, item{it.b.Succs[j], 0})
+			}
 		}
 	}
 	return false

@@ -46,10 +46,10 @@ var probe = &analysis.Analyzer{
 				})
 			}
 		}
-		blockCalls := func(name string) func(*cfg.Block) bool {
+		blockCalls := func(g *flow.Graph, name string) func(*cfg.Block) bool {
 			pred := calls(name)
 			return func(b *cfg.Block) bool {
-				for _, n := range flow.NodesOf(b) {
+				for _, n := range g.NodesOf(b) {
 					if pred(n) {
 						return true
 					}
@@ -87,7 +87,7 @@ var probe = &analysis.Analyzer{
 				if head == nil {
 					continue
 				}
-				if _, ok := g.CycleAvoiding(head, blockCalls("check"), blockCalls("work"), nil); ok {
+				if _, ok := g.CycleAvoiding(head, blockCalls(g, "check"), blockCalls(g, "work"), nil); ok {
 					pass.Reportf(loop.Pos(), "a working round skips check")
 				} else {
 					pass.Reportf(loop.Pos(), "no working round skips check")

@@ -61,6 +61,9 @@ type Result struct {
 	// Stalls lists receives that never complete because the only sender
 	// returned on cancellation without sending or closing.
 	Stalls []*Stall
+	// GroupStarts lists goroutines started on a group (errgroup,
+	// WaitGroup.Go, scope) that their owner can return without waiting for.
+	GroupStarts []*GroupStart
 }
 
 // Goroutine is one goroutine start.
@@ -225,6 +228,9 @@ func (a *analysis) goroutines() *Result {
 				if lit, ok := ast.Unparen(n.Args[i]).(*ast.FuncLit); ok {
 					a.add(c, &Goroutine{Start: n, Lit: lit})
 				}
+			}
+			if len(n.Args) == 1 && isGroupGo(analysisutil.Callee(a.info, n)) {
+				a.groupStart(c, n)
 			}
 		}
 	}

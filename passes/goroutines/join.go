@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/tools/go/ast/inspector"
 
+	"golang.org/x/tools/go/cfg"
+
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
@@ -167,21 +169,11 @@ func (a *analysis) classify(g *Goroutine) {
 		})
 		return found
 	}
-	// A result or done channel the owner receives from somewhere: the
-	// owner collects the goroutine; paths that give up on it are
-	// orphansend's business when the send blocks, and harmless when it
-	// does not.
-	for obj := range local {
-		if _, isChan := obj.Type().Underlying().(*types.Chan); isChan && event(o.fn.Body) {
-			g.Join = "result channel " + obj.Name()
-			return
-		}
-	}
 	p, ok := o.graph.Locate(g.Start)
 	if !ok {
 		return
 	}
-	if exit, ok := o.graph.ExitAvoiding(p.Next(), event); ok {
+	if exit, ok := o.graph.ExitAvoidingEdges(p.Next(), event, a.sameCollection(g)); ok {
 		if exit.Return != nil {
 			g.Unjoined = exit.Return
 		}
@@ -191,6 +183,30 @@ func (a *analysis) classify(g *Goroutine) {
 		}
 	} else if len(local) > 0 {
 		g.Join = "joined on every path"
+	}
+}
+
+// sameCollection returns the edge filter of the owner's graph under which a
+// range loop over the collection whose loop started g runs at least once:
+// the goroutine started, so the collection is not empty, and a loop that
+// collects from each element (`for range ids { <-errc }`) cannot end
+// before its first round. Nil when g's loop is no range over a variable.
+func (a *analysis) sameCollection(g *Goroutine) func(*cfg.Block, int) bool {
+	r, ok := g.Loop.(*ast.RangeStmt)
+	if !ok {
+		return nil
+	}
+	obj := rootObj(a.info, r.X)
+	if obj == nil {
+		return nil
+	}
+	path := types.ExprString(r.X)
+	return func(b *cfg.Block, i int) bool {
+		other, ok := b.Stmt.(*ast.RangeStmt)
+		if !ok || b.Kind != cfg.KindRangeLoop || other == r || b.Succs[i].Kind != cfg.KindRangeDone {
+			return true
+		}
+		return rootObj(a.info, other.X) != obj || types.ExprString(other.X) != path
 	}
 }
 

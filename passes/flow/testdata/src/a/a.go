@@ -149,3 +149,12 @@ func rangeHead(ch chan int) {
 		}
 	}
 }
+
+func selectDefault(ch chan int) { // want "exit at line 158 skips done"
+	select {
+	case <-ch:
+		done()
+	default:
+		return
+	}
+}
