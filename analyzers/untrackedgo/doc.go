@@ -45,7 +45,16 @@
 // that panic or call a function that never returns are no ends; a deferred
 // Done, or a deferred closure that calls it, covers every path; a Done in a
 // callback the goroutine hands on runs when the graph cannot tell, and is
-// not judged.
+// not judged, nor is a Done inside a loop of the goroutine that does not
+// end it (a Done per job counts jobs). A `go f(ctx, &wg)` of a function of
+// the package is judged by that function's body.
+//
+// Goroutines started on a group, (*errgroup.Group).Go and TryGo,
+// (*sync.WaitGroup).Go and the runtime's (*scope.Scope).Go, are joined by
+// the group's Wait: when the owner declares the group and a path from the
+// Go call reaches a return without a Wait (or handing the group on: any
+// use other than Go, TryGo and SetLimit), and no Wait is deferred, the
+// goroutines outlive the call and an errgroup's error is lost.
 //
 // Bad:
 //
@@ -74,8 +83,10 @@
 // not clear (a literal owner, a `go f(x)` call).
 //
 // Not reported: goroutines with join evidence on every path (a deferred
-// Wait counts; a result or done channel the owner receives from counts,
-// abandoned sends being orphansend's); goroutines
+// Wait counts; a receive from a result or done channel counts on the paths
+// that pass it, abandoned sends being orphansend's, and a loop over the
+// collection whose loop started the goroutines runs at least once);
+// goroutines
 // whose send orphansend reports (one bug, one finding); servers and
 // watchers (`go srv.Serve(l)` of a type with Shutdown, `go func() {
 // <-ctx.Done(); cleanup() }()`, signal handlers, background loops);

@@ -183,6 +183,9 @@ func skipsDone(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic
 			{Pos: s.Done.Pos(), End: s.Done.End(), Message: wg + ".Done is called only on other paths"},
 		},
 	}
+	if g.Lit == nil {
+		return d // the Done is in the called function: no fix here
+	}
 	body := g.Lit.Body.List
 	last, ok := body[len(body)-1].(*ast.ExprStmt)
 	if !ok || last.X != s.Done || len(body) < 2 {

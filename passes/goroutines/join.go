@@ -74,8 +74,8 @@ func (a *analysis) classify(g *Goroutine) {
 	}
 	if g.Lit != nil {
 		g.AddInside = a.addInside(g.Lit, outside)
-		g.SkipsDone = a.skippedDone(g, outside)
 	}
+	g.SkipsDone = a.skippedDone(g, outside)
 	local := map[types.Object]bool{}
 	for obj := range roots {
 		switch {

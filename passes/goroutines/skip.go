@@ -25,23 +25,90 @@ type SkippedDone struct {
 // calling Done on a WaitGroup from outside that it calls Done on
 // elsewhere, or nil when every path calls it (or defers it). A Done inside
 // a function literal the body does not defer runs at a time the graph does
-// not show (a callback), and leaves the WaitGroup out of the question.
+// not show (a callback), and a Done inside a loop counts work items rather
+// than the goroutine: either leaves the WaitGroup out of the question.
 func (a *analysis) skippedDone(g *Goroutine, outside func(types.Object) bool) *SkippedDone {
-	if g.Lit == nil {
+	if g.Lit != nil {
+		return a.doneSkip(g.Lit, g.Lit.Body, outside, nil)
+	}
+	// go s.fetch(ctx, &wg, i): the callee's Done on its WaitGroup
+	// parameter, when it is a function of this package.
+	gs, ok := g.Start.(*ast.GoStmt)
+	decl := a.decls[g.Callee]
+	if !ok || decl == nil {
 		return nil
 	}
-	graph := a.graphs.Func(g.Lit)
+	sig := g.Callee.Type().(*types.Signature)
+	params := map[types.Object]ast.Expr{}
+	for i, arg := range gs.Call.Args {
+		if i >= sig.Params().Len() || sig.Variadic() && i >= sig.Params().Len()-1 {
+			break
+		}
+		if p := sig.Params().At(i); isWaitGroup(p.Type()) {
+			params[p] = arg
+		}
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	return a.doneSkip(decl, decl.Body, func(obj types.Object) bool { return params[obj] != nil }, params)
+}
+
+// doneSkip answers skippedDone for the body of fn (a literal or a
+// declaration), for the WaitGroups for which want holds; args, when not
+// nil, maps a parameter to the argument the goroutine passes for it (the
+// WaitGroup named in the message).
+func (a *analysis) doneSkip(fn ast.Node, body *ast.BlockStmt, want func(types.Object) bool, args map[types.Object]ast.Expr) *SkippedDone {
+	graph := a.graphs.Func(fn)
 	if graph == nil {
 		return nil
 	}
+	outside := want
 	// The Done calls of the body, by WaitGroup, and the WaitGroups whose
 	// Done runs in a literal the body does not defer.
 	dones := map[types.Object]*ast.CallExpr{}
 	exprs := map[types.Object]ast.Expr{}
 	unknown := map[types.Object]bool{}
+	// Done calls directly followed by a return end the goroutine, in a
+	// loop too.
+	exiting := map[*ast.CallExpr]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		}
+		for i := 0; i+1 < len(list); i++ {
+			if es, ok := list[i].(*ast.ExprStmt); ok {
+				if _, ret := list[i+1].(*ast.ReturnStmt); ret {
+					if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok {
+						exiting[call] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	loops := 0
 	var visit func(n ast.Node, inLit bool) bool
 	visit = func(n ast.Node, inLit bool) bool {
 		switch n := n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			// A Done per round counts work items, not this goroutine,
+			// unless it is on the way out.
+			loops++
+			ast.Inspect(n, func(m ast.Node) bool {
+				if m != n && m != nil {
+					return visit(m, inLit)
+				}
+				return m != nil
+			})
+			loops--
+			return false
 		case *ast.DeferStmt:
 			if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
 				ast.Inspect(lit.Body, func(m ast.Node) bool { return visit(m, inLit) })
@@ -59,7 +126,7 @@ func (a *analysis) skippedDone(g *Goroutine, outside func(types.Object) bool) *S
 			if obj == nil || !outside(obj) {
 				break
 			}
-			if inLit {
+			if inLit || loops > 0 && !exiting[n] {
 				unknown[obj] = true
 			} else if dones[obj] == nil {
 				dones[obj], exprs[obj] = n, x
@@ -67,14 +134,21 @@ func (a *analysis) skippedDone(g *Goroutine, outside func(types.Object) bool) *S
 		}
 		return true
 	}
-	ast.Inspect(g.Lit.Body, func(n ast.Node) bool { return n != nil && visit(n, false) })
+	ast.Inspect(body, func(n ast.Node) bool { return n != nil && visit(n, false) })
 	for obj, done := range dones {
 		if unknown[obj] {
 			continue
 		}
 		calls := func(n ast.Node) bool { return a.callsDone(n, obj) }
 		if exit, ok := graph.ExitAvoiding(graph.Entry(), calls); ok {
-			return &SkippedDone{WaitGroup: exprs[obj], Done: done, Exit: exit.Pos(g.Lit.Body)}
+			wg := exprs[obj]
+			if arg := args[obj]; arg != nil {
+				wg = arg
+				if u, ok := ast.Unparen(arg).(*ast.UnaryExpr); ok && u.Op == token.AND {
+					wg = u.X // go f(&wg): the WaitGroup is wg
+				}
+			}
+			return &SkippedDone{WaitGroup: wg, Done: done, Exit: exit.Pos(body)}
 		}
 	}
 	return nil

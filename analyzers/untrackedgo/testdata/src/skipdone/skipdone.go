@@ -160,3 +160,70 @@ func nestedReturn(ctx context.Context, it item) {
 	}()
 	wg.Wait()
 }
+
+// A Done per job counts jobs, not workers: a worker that ends when the
+// jobs close calls it once per job it took.
+func perJob(ctx context.Context, jobs chan item, n int) {
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for range 4 {
+		go func() {
+			for j := range jobs {
+				if _, err := fetch(ctx, j); err != nil {
+					wg.Done()
+					continue
+				}
+				wg.Done()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+type shards struct {
+	cache map[int][]byte
+	out   [][]byte
+}
+
+// The cached path returns before the deferred Done is registered.
+func (s *shards) fetchShard(ctx context.Context, wg *sync.WaitGroup, i int) {
+	if b, ok := s.cache[i]; ok {
+		s.out[i] = b
+		return
+	}
+	defer wg.Done()
+	b, err := fetch(ctx, item{i})
+	if err != nil {
+		return
+	}
+	s.out[i] = []byte(b)
+}
+
+func (s *shards) fetchAll(ctx context.Context, n int) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go s.fetchShard(ctx, &wg, i) // want `goroutine can end without calling wg.Done`
+	}
+	wg.Wait()
+}
+
+// Near-miss: the Done is deferred first.
+func (s *shards) fetchShardDeferred(ctx context.Context, wg *sync.WaitGroup, i int) {
+	defer wg.Done()
+	if b, ok := s.cache[i]; ok {
+		s.out[i] = b
+		return
+	}
+	b, _ := fetch(ctx, item{i})
+	s.out[i] = []byte(b)
+}
+
+func (s *shards) fetchAllDeferred(ctx context.Context, n int) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go s.fetchShardDeferred(ctx, &wg, i)
+	}
+	wg.Wait()
+}
