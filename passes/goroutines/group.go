@@ -54,7 +54,7 @@ func (a *analysis) groupStart(c inspector.Cursor, call *ast.CallExpr) {
 		return
 	}
 	o := a.ownerOf(f)
-	if o == nil || a.deferredJoin(o, map[types.Object]bool{obj: true}) {
+	if o == nil || a.deferredJoin(o, map[types.Object]bool{obj: true}) || a.waitsElsewhere(o, obj) {
 		return
 	}
 	p, ok := o.graph.Locate(call)
@@ -96,6 +96,29 @@ func (a *analysis) startsOn(n ast.Node, id *ast.Ident) bool {
 			found = true
 		}
 		return found
+	})
+	return found
+}
+
+// waitsElsewhere reports whether a function literal of the owner uses the
+// group other than to start work on it: a closer goroutine `go func() {
+// wg.Wait(); close(done) }()` or a returned stop function waits for it, and
+// the owner's paths through that literal's result are judged by whoever
+// receives it.
+func (a *analysis) waitsElsewhere(o *owner, obj types.Object) bool {
+	found := false
+	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
+		lit, ok := n.(*ast.FuncLit)
+		if found || !ok {
+			return !found
+		}
+		ast.Inspect(lit.Body, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok && a.info.Uses[id] == obj && !a.startsOn(lit.Body, id) {
+				found = true
+			}
+			return !found
+		})
+		return false
 	})
 	return found
 }

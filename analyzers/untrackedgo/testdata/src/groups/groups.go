@@ -140,3 +140,24 @@ func mustRun(ctx context.Context, names []string) error {
 	}
 	return g.Wait()
 }
+
+// Near-miss: a closer goroutine waits and closes the results; the range
+// ends only after every goroutine finished.
+func resolveAll(ctx context.Context, hosts []string) []error {
+	out := make(chan error, len(hosts))
+	var wg sync.WaitGroup
+	for range hosts {
+		wg.Go(func() { out <- drain(ctx, feed{}) })
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	var errs []error
+	for err := range out {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
