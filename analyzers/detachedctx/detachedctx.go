@@ -51,8 +51,8 @@ type state struct {
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
-	if !analysisutil.Imports(pass.Pkg, "context") {
-		return nil, nil
+	if !analysisutil.Imports(pass.Pkg, "context") && !analysisutil.Imports(pass.Pkg, "net/http") {
+		return nil, nil // no context in reach: neither a parameter nor a request's
 	}
 	st := &state{
 		pass:     pass,
@@ -64,6 +64,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	for cur := range st.ins.Root().Preorder((*ast.CallExpr)(nil)) {
 		call := cur.Node().(*ast.CallExpr)
 		if len(call.Args) != 0 || !analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "Background", "TODO") {
+			if d, ok := st.checkContextless(c.cfg, cur, call); ok {
+				rep.Report(d)
+			}
 			continue
 		}
 		if d, ok := st.check(c.cfg, cur, call); ok {

@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), detachedctx.Analyzer, "a")
+	analysistest.Run(t, analysistest.TestData(), detachedctx.Analyzer, "a", "noctx")
 }
 
 // TestGo120 runs on a module whose go line predates context.WithoutCancel.
@@ -19,5 +19,5 @@ func TestGo120(t *testing.T) {
 }
 
 func TestFixes(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), detachedctx.Analyzer, "fix")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), detachedctx.Analyzer, "fix", "noctxfix")
 }

@@ -22,6 +22,19 @@
 // from it with context.WithTimeout, WithCancel, WithDeadline, WithValue and
 // their Cause variants) reaches a call or a local variable that is used.
 //
+// It also reports calls of APIs that take no context while a caller's
+// context (a context parameter, or a request's) is in reach, when the API
+// has a context-aware form: a method or function of the same receiver or
+// package whose name adds Context, WithContext or Ctx and that takes a
+// context and then the same parameters (db.Query and QueryContext,
+// exec.Command and CommandContext, http.NewRequest and
+// NewRequestWithContext, a user type's Load and LoadContext), or one the
+// knowledge table names (http.Get, Post and Head, net.Dial and DialTimeout,
+// net.Lookup*, db.Begin). Such a call runs under no deadline and no
+// cancellation. Not reported: calls with no result (a log call's context
+// would carry values only: slog.Info), calls in a deferred statement, and
+// calls in main and init.
+//
 // Bad:
 //
 //	func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -45,7 +58,9 @@
 //		}
 //	}()
 //
-// Fixes: replace the fresh context with the context in reach (ctx,
+// Fixes: call the context form with the context in reach first, where
+// the rename is mechanical (QueryContext, CommandContext,
+// NewRequestWithContext, BeginTx(ctx, nil)); replace the fresh context with the context in reach (ctx,
 // r.Context(), s.ctx). In cleanup positions (see below) the fix is
 // context.WithoutCancel(ctx) instead; it is offered only when the file's Go
 // version is 1.21 or later, and in older files cleanup positions are not

@@ -1,0 +1,172 @@
+package detachedctx
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/internal/knowledge"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// checkContextless reports a call of an API that takes no context while a
+// caller's context (a parameter, or a request's) is in reach, when the API
+// has a context-aware form: a method or function of the same receiver or
+// package named with a context suffix (QueryContext, DoWithContext, GetCtx)
+// that takes a context and then the same parameters, or a form the
+// knowledge table names (http.Get and NewRequestWithContext, net.Dial and
+// Dialer.DialContext). The call runs under no deadline and no
+// cancellation: when the caller gives up, it keeps its connection, process
+// or query going.
+//
+// Not reported: calls with no result (their context would carry values
+// only: slog.Info and InfoContext), calls in a deferred statement (cleanup
+// runs after the work, when the caller's context may be done), calls in
+// main and init, and in _test.go files unless include_tests is set.
+func (st *state) checkContextless(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (analysis.Diagnostic, bool) {
+	info := st.pass.TypesInfo
+	fn := analysisutil.Callee(info, call)
+	if fn == nil || fn.Pkg() == nil {
+		return analysis.Diagnostic{}, false
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Results().Len() == 0 || analysisutil.TakesContext(sig) {
+		return analysis.Diagnostic{}, false
+	}
+	variant, form, ok := st.contextForm(call, fn, sig)
+	if !ok {
+		return analysis.Diagnostic{}, false
+	}
+	if !cfg.IncludeTests && strings.HasSuffix(st.pass.Fset.File(call.Pos()).Name(), "_test.go") {
+		return analysis.Diagnostic{}, false
+	}
+	f := st.res.Enclosing(cur)
+	if f == nil || !f.HasContext() || st.inMainOrInit(f) || st.inDefer(cur, f) {
+		return analysis.Diagnostic{}, false
+	}
+	if f.Obj != nil && f.Obj.Name() == variant {
+		return analysis.Diagnostic{}, false // the context form calling its compatibility twin
+	}
+	reach, ok := st.contextInReach(cur, f)
+	if !ok || reach.Kind != ctxflow.ParamContext && reach.Kind != ctxflow.RequestContext {
+		return analysis.Diagnostic{}, false
+	}
+	name := types.ExprString(call.Fun)
+	advice := form.Advice
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && form.Args == "%s" {
+		advice = types.ExprString(sel.X) + "." + form.Rename
+	}
+	d := analysis.Diagnostic{
+		Pos: call.Pos(), End: call.Fun.End(),
+		Message: fmt.Sprintf("%s takes no context although %s is in reach: it ignores %s's deadline and cancellation and keeps running after the caller has given up; use %s",
+			name, reach.Expr, reach.Expr, advice),
+	}
+	if form.Rename != "" && st.exprResolves(reach, call.Pos()) {
+		d.SuggestedFixes = st.contextFormFix(call, reach, form)
+	}
+	return d, true
+}
+
+// contextForm returns the name of fn's context-aware form and how to call
+// it: the mechanical form (same receiver or package, name plus a context
+// suffix, the context then fn's parameters), or the knowledge table's.
+func (st *state) contextForm(call *ast.CallExpr, fn *types.Func, sig *types.Signature) (string, knowledge.ContextForm, bool) {
+	typ := ""
+	if recv := sig.Recv(); recv != nil {
+		t := recv.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := types.Unalias(t).(*types.Named); ok {
+			typ = n.Obj().Name()
+		}
+	}
+	if form, ok := knowledge.Contextless(fn.Pkg().Path(), typ, fn.Name()); ok {
+		return form.Rename, form, true
+	}
+	for _, suffix := range knowledge.ContextSuffixes {
+		name := fn.Name() + suffix
+		var obj types.Object
+		if sig.Recv() != nil {
+			sel, ok := st.pass.TypesInfo.Selections[ast.Unparen(call.Fun).(*ast.SelectorExpr)]
+			if !ok {
+				continue
+			}
+			obj, _, _ = types.LookupFieldOrMethod(sel.Recv(), true, fn.Pkg(), name)
+		} else {
+			obj = fn.Pkg().Scope().Lookup(name)
+		}
+		v, ok := obj.(*types.Func)
+		if !ok || !contextFirst(v.Type().(*types.Signature), sig) {
+			continue
+		}
+		return name, knowledge.ContextForm{Advice: name, Rename: name, Args: "%s"}, true
+	}
+	return "", knowledge.ContextForm{}, false
+}
+
+// contextFirst reports whether v takes a context and then exactly the
+// parameters of f.
+func contextFirst(v, f *types.Signature) bool {
+	vp, fp := v.Params(), f.Params()
+	if vp.Len() != fp.Len()+1 || v.Variadic() != f.Variadic() || !analysisutil.IsContext(vp.At(0).Type()) {
+		return false
+	}
+	for i := range fp.Len() {
+		if !types.Identical(vp.At(i+1).Type(), fp.At(i).Type()) {
+			return false
+		}
+	}
+	return true
+}
+
+// contextFormFix renames the call to its context form and puts the
+// context first.
+func (st *state) contextFormFix(call *ast.CallExpr, reach ctxflow.Context, form knowledge.ContextForm) []analysis.SuggestedFix {
+	var id *ast.Ident
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.SelectorExpr:
+		id = fun.Sel
+	case *ast.Ident:
+		id = fun
+	default:
+		return nil
+	}
+	var edit analysis.TextEdit
+	switch {
+	case form.Args == "%s":
+		// The same arguments after the context: insert it.
+		text := reach.Expr
+		if len(call.Args) > 0 {
+			text += ", "
+		}
+		edit = analysis.TextEdit{Pos: call.Lparen + 1, End: call.Lparen + 1, NewText: []byte(text)}
+	case len(call.Args) == 0 && !strings.Contains(form.Args, "%s"):
+		edit = analysis.TextEdit{Pos: call.Lparen + 1, End: call.Rparen, NewText: []byte(reach.Expr + ", " + form.Args)}
+	default:
+		return nil
+	}
+	return []analysis.SuggestedFix{{
+		Message: fmt.Sprintf("Call %s with %s", form.Rename, reach.Expr),
+		TextEdits: []analysis.TextEdit{
+			{Pos: id.Pos(), End: id.End(), NewText: []byte(form.Rename)},
+			edit,
+		},
+	}}
+}
+
+// inMainOrInit reports whether f is, or is a literal inside, main.main or
+// an init function: their contexts are the process's.
+func (st *state) inMainOrInit(f *ctxflow.Func) bool {
+	root := f
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	return root.Obj != nil && root.Sig.Recv() == nil &&
+		(root.Obj.Name() == "init" || root.Obj.Name() == "main" && st.pass.Pkg.Name() == "main")
+}

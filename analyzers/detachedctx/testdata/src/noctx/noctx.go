@@ -1,0 +1,92 @@
+// Package noctx holds calls of context-less APIs where a caller's context
+// is in reach.
+package noctx
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/exec"
+	"time"
+)
+
+func fetch(ctx context.Context, url string) (*http.Response, error) {
+	return http.Get(url) // want `http.Get takes no context although ctx is in reach: it ignores ctx's deadline and cancellation and keeps running after the caller has given up; use http.NewRequestWithContext`
+}
+
+func build(ctx context.Context, url string) (*http.Request, error) {
+	return http.NewRequest(http.MethodGet, url, nil) // want `http.NewRequest takes no context although ctx is in reach: .*; use http.NewRequestWithContext$`
+}
+
+func query(ctx context.Context, db *sql.DB, id int) (*sql.Rows, error) {
+	return db.Query("SELECT name FROM users WHERE id = ?", id) // want `db.Query takes no context.*use db.QueryContext$`
+}
+
+func begin(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	return db.Begin() // want `db.Begin takes no context.*use BeginTx\(ctx, nil\)$`
+}
+
+func run(ctx context.Context, dir string) ([]byte, error) {
+	return exec.Command("git", "-C", dir, "status").Output() // want `exec.Command takes no context`
+}
+
+func probe(r *http.Request, addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second) // want `net.DialTimeout takes no context although r.Context\(\) is in reach`
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// A user type with both forms.
+type Store struct{}
+
+func (Store) Load(key string) (string, error)                             { return "", nil }
+func (Store) LoadContext(ctx context.Context, key string) (string, error) { return "", ctx.Err() }
+
+func load(ctx context.Context, s Store) (string, error) {
+	return s.Load("k") // want `s.Load takes no context.*use s.LoadContext$`
+}
+
+// Near-miss: the compatibility form calls the context form with its own root.
+func (s Store) Get(key string) (string, error) { return s.GetContext(context.Background(), key) }
+
+func (Store) GetContext(ctx context.Context, key string) (string, error) { return "", ctx.Err() }
+
+// Near-miss: no caller context in reach.
+func fetchNoCtx(url string) (*http.Response, error) {
+	return http.Get(url)
+}
+
+// Near-miss: a log call's context would carry values only.
+func logged(ctx context.Context, msg string) {
+	slog.Info(msg)
+}
+
+// Near-miss: cleanup in a defer runs after the work.
+func cleanup(ctx context.Context, db *sql.DB) error {
+	defer db.Exec("UNLOCK TABLES")
+	_, err := db.ExecContext(ctx, "LOCK TABLES t WRITE")
+	return err
+}
+
+// Near-miss: the context forms are used.
+func fetchCtx(ctx context.Context, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
+}
+
+// Near-miss: a variant with other parameters is no context form of it.
+type Cache struct{}
+
+func (Cache) Fill(key string) error                           { return nil }
+func (Cache) FillContext(ctx context.Context, keys ...string) error { return ctx.Err() }
+
+func fill(ctx context.Context, c Cache) error {
+	return c.Fill("k")
+}

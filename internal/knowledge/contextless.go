@@ -1,0 +1,58 @@
+package knowledge
+
+// ContextForm says how to give the caller's context to a call of an API
+// that has no context parameter, when the API's context-aware form is not
+// the mechanical one (same name plus Context, WithContext or Ctx, taking
+// the context first and then the same parameters), which checks find from
+// the types.
+type ContextForm struct {
+	// Advice is what to call instead, for the message.
+	Advice string
+	// Rename and Args, when Rename is set, describe a mechanical fix: call
+	// Rename with the context first, then Args in place of the call's
+	// arguments (%s stands for them).
+	Rename, Args string
+}
+
+// contextless maps "pkg.Func" and "pkg.Type.Method" to the context form of
+// APIs whose context-aware form is not mechanical.
+var contextless = map[string]ContextForm{
+	"net/http.Get":             {Advice: "http.NewRequestWithContext(ctx, http.MethodGet, url, nil) and Client.Do"},
+	"net/http.Head":            {Advice: "http.NewRequestWithContext(ctx, http.MethodHead, url, nil) and Client.Do"},
+	"net/http.Post":            {Advice: "http.NewRequestWithContext(ctx, http.MethodPost, url, body) and Client.Do"},
+	"net/http.PostForm":        {Advice: "http.NewRequestWithContext(ctx, http.MethodPost, url, body) and Client.Do"},
+	"net/http.Client.Get":      {Advice: "http.NewRequestWithContext(ctx, http.MethodGet, url, nil) and Client.Do"},
+	"net/http.Client.Head":     {Advice: "http.NewRequestWithContext(ctx, http.MethodHead, url, nil) and Client.Do"},
+	"net/http.Client.Post":     {Advice: "http.NewRequestWithContext(ctx, http.MethodPost, url, body) and Client.Do"},
+	"net/http.Client.PostForm": {Advice: "http.NewRequestWithContext(ctx, http.MethodPost, url, body) and Client.Do"},
+	"net.Dial":                 {Advice: "(&net.Dialer{}).DialContext(ctx, network, address)"},
+	"net.DialTimeout":          {Advice: "(&net.Dialer{Timeout: timeout}).DialContext(ctx, network, address)"},
+	"net.LookupHost":           {Advice: "net.DefaultResolver.LookupHost(ctx, host)"},
+	"net.LookupAddr":           {Advice: "net.DefaultResolver.LookupAddr(ctx, addr)"},
+	"net.LookupCNAME":          {Advice: "net.DefaultResolver.LookupCNAME(ctx, host)"},
+	"net.LookupIP":             {Advice: "net.DefaultResolver.LookupIPAddr(ctx, host)"},
+	"net.LookupMX":             {Advice: "net.DefaultResolver.LookupMX(ctx, name)"},
+	"net.LookupNS":             {Advice: "net.DefaultResolver.LookupNS(ctx, name)"},
+	"net.LookupPort":           {Advice: "net.DefaultResolver.LookupPort(ctx, network, service)"},
+	"net.LookupSRV":            {Advice: "net.DefaultResolver.LookupSRV(ctx, service, proto, name)"},
+	"net.LookupTXT":            {Advice: "net.DefaultResolver.LookupTXT(ctx, name)"},
+	"database/sql.DB.Begin":    {Advice: "BeginTx(ctx, nil)", Rename: "BeginTx", Args: "nil"},
+	"database/sql.Conn.Begin":  {Advice: "BeginTx(ctx, nil)", Rename: "BeginTx", Args: "nil"},
+}
+
+// Contextless returns the context form of the function or method named by
+// pkg, typ ("" for a function) and name, when it is one whose context form
+// is not mechanical.
+func Contextless(pkg, typ, name string) (ContextForm, bool) {
+	key := pkg + "." + name
+	if typ != "" {
+		key = pkg + "." + typ + "." + name
+	}
+	f, ok := contextless[key]
+	return f, ok
+}
+
+// ContextSuffixes are the names that, appended to a function's name, name
+// its context-aware form: Query and QueryContext, Do and DoWithContext,
+// Get and GetCtx.
+var ContextSuffixes = []string{"Context", "WithContext", "Ctx"}
