@@ -146,10 +146,21 @@ func (a *analysis) classify(g *Goroutine) {
 		g.Join = "deferred join"
 		return
 	}
+	// A path on which the owner sees its context end (a Done arm) gives up
+	// on the goroutine on purpose when the goroutine uses that context (it
+	// is being canceled), or when it reports back on a channel of the owner
+	// (a racer: its result is not wanted any more).
 	ctxWatch := false
 	for _, u := range reasons {
 		ctxWatch = ctxWatch || u.Kind == UseContext
 	}
+	reportsBack := false
+	for obj := range local {
+		if _, isChan := obj.Type().Underlying().(*types.Chan); isChan {
+			reportsBack = true
+		}
+	}
+	ctxWatch = ctxWatch || reportsBack
 	event := func(n ast.Node) bool {
 		found := false
 		inspectNode(n, func(m ast.Node) bool {
@@ -168,6 +179,19 @@ func (a *analysis) classify(g *Goroutine) {
 			return !found
 		})
 		return found
+	}
+	if reportsBack && len(reasons) == 0 {
+		// A goroutine per element that touches no owner state and reports
+		// on a channel the owner receives from somewhere: the owner
+		// collects them, possibly under a timeout of its own
+		// (httptest.Server.CloseClientConnections); paths that give up are
+		// orphansend's business when the send blocks.
+		for obj := range local {
+			if _, isChan := obj.Type().Underlying().(*types.Chan); isChan && event(o.fn.Body) {
+				g.Join = "result channel " + obj.Name()
+				return
+			}
+		}
 	}
 	p, ok := o.graph.Locate(g.Start)
 	if !ok {
