@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 
+	"golang.org/x/tools/go/cfg"
+
 	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
@@ -140,7 +142,7 @@ func (a *analysis) doneSkip(fn ast.Node, body *ast.BlockStmt, want func(types.Ob
 			continue
 		}
 		calls := func(n ast.Node) bool { return a.callsDone(n, obj) }
-		if exit, ok := graph.ExitAvoiding(graph.Entry(), calls); ok {
+		if exit, ok := graph.ExitAvoidingEdges(graph.Entry(), calls, a.nonNil(obj)); ok {
 			wg := exprs[obj]
 			if arg := args[obj]; arg != nil {
 				wg = arg
@@ -170,4 +172,38 @@ func (a *analysis) callsDone(n ast.Node, obj types.Object) bool {
 		return found
 	}
 	return flow.Mentions(n, isDone)
+}
+
+// nonNil returns the edge filter under which obj is not nil: the branch of
+// `obj == nil` or `obj != nil` taken for nil is not followed. A goroutine
+// counted on a WaitGroup was given one (`if wg != nil { defer wg.Done() }`
+// in net/rpc's service.call).
+func (a *analysis) nonNil(obj types.Object) func(*cfg.Block, int) bool {
+	return func(b *cfg.Block, i int) bool {
+		if len(b.Succs) != 2 || len(b.Nodes) == 0 {
+			return true
+		}
+		cond, ok := b.Nodes[len(b.Nodes)-1].(*ast.BinaryExpr)
+		if !ok || cond.Op != token.EQL && cond.Op != token.NEQ {
+			return true
+		}
+		x, y := cond.X, cond.Y
+		if a.isNilIdent(x) {
+			x, y = y, x
+		}
+		if !a.isNilIdent(y) || rootObj(a.info, x) != obj {
+			return true
+		}
+		// Succs[0] is taken when cond holds: for ==, when obj is nil.
+		nilBranch := 1
+		if cond.Op == token.EQL {
+			nilBranch = 0
+		}
+		return i != nilBranch
+	}
+}
+
+func (a *analysis) isNilIdent(e ast.Expr) bool {
+	tv, ok := a.info.Types[e]
+	return ok && tv.IsNil()
 }
