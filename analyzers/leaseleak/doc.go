@@ -20,6 +20,14 @@
 // configuration. A function that returns
 // a lease it acquired passes the duty to its callers.
 //
+// A value no table knows is a lease too when the function treats it as
+// one: a local assigned from a call whose type has a Close, End, Finish or
+// Release method without parameters that the function calls on it on some
+// path. Releasing it there says every path must (a span ended on success
+// only, a session closed on one branch). Not inferred when a value made by
+// one of its methods is returned (tx, err := conn.Begin(ctx); return tx:
+// the transaction may own the connection).
+//
 // A lease that misses its release on one path leaks only when that path is
 // taken: typically the early return of a cancellation or error check. The
 // finding, at the acquisition, names the lease, the path (the first return

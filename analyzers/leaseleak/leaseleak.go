@@ -237,7 +237,9 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 	f.checkDoubleUnlock(b, i, n, call)
 	a := f.s.own.Acquisition(call)
 	if a == nil {
-		return
+		if a = f.inferred(call, lhs); a == nil {
+			return
+		}
 	}
 	if a.Index < 0 {
 		a.Index = firstNonError(a.Fn)

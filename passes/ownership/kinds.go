@@ -255,9 +255,12 @@ func (r *Result) Acquisition(call *ast.CallExpr) *Acquisition {
 	return nil
 }
 
-// errResult returns the index of sig's error result: the result of type
+// ErrResult returns the index of sig's error result: the result of type
 // error, or else a last result of a type that implements error (a
-// *HandlerError), other than the lease's; -1 when there is none.
+// *HandlerError), other than the lease's (index lease); -1 when there is
+// none.
+func ErrResult(sig *types.Signature, lease int) int { return errResult(sig, lease) }
+
 func errResult(sig *types.Signature, lease int) int {
 	if i := analysisutil.ErrorResult(sig); i >= 0 {
 		return i

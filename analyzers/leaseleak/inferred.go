@@ -1,0 +1,139 @@
+package leaseleak
+
+import (
+	"go/ast"
+	"go/types"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ownership"
+)
+
+// inferredVerbs are the release methods from which a lease is inferred, by
+// the participle of releasing for messages.
+var inferredVerbs = []struct{ method, verb, does string }{
+	{"Close", "closed", "closes"}, {"End", "ended", "ends"}, {"Finish", "finished", "finishes"}, {"Release", "released", "releases"},
+}
+
+// inferred returns the acquisition of a value that no table or fact knows
+// as a lease but that the function itself treats as one: a local assigned
+// from call whose type has a release method without parameters (Close,
+// End, Finish, Release) that the function calls on it somewhere, directly
+// or in a deferred or other literal. Releasing it on one path says it must
+// be released on every path; the paths that do not are leaks like those of
+// a known kind (a span ended on success only, a session closed on one
+// branch).
+func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acquisition {
+	fn := analysisutil.Callee(f.info(), call)
+	if fn == nil || len(lhs) == 0 {
+		return nil
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Results().Len() != len(lhs) {
+		return nil
+	}
+	for idx, e := range lhs {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		v, ok := f.info().ObjectOf(id).(*types.Var)
+		if !ok || v.Pos() < f.ftype.Pos() || v.Pos() >= f.body.End() || analysisutil.IsError(v.Type()) {
+			continue
+		}
+		for _, rv := range inferredVerbs {
+			m, _, _ := types.LookupFieldOrMethod(v.Type(), true, v.Pkg(), rv.method)
+			mf, ok := m.(*types.Func)
+			if !ok || mf.Type().(*types.Signature).Params().Len() != 0 || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) {
+				continue
+			}
+			kind := &ownership.Kind{
+				ID: "inferred", Noun: typeNoun(v.Type()), Verb: rv.verb, Release: []string{rv.method},
+				Fix:         "%s." + rv.method + "()",
+				NilOnError:  true,
+				Consequence: "whatever it holds is not given back on that path, though the function " + rv.does + " it elsewhere",
+			}
+			return &ownership.Acquisition{Kind: kind, Index: idx, Err: ownership.ErrResult(sig, idx), Name: ownership.FuncName(fn), Fn: fn}
+		}
+	}
+	return nil
+}
+
+// callsMethod reports whether the function calls method name on v
+// anywhere in its body, literals included.
+func (f *function) callsMethod(v *types.Var, name string) bool {
+	found := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == name {
+				if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && f.info().Uses[id] == v {
+					found = true
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// derivedEscapes reports whether a value made by a method of v (tx, err :=
+// conn.Begin(ctx)) is returned by the function: such a value may own v
+// and release it (a transaction that releases its connection on Commit),
+// so the paths that return it hand v on.
+func (f *function) derivedEscapes(v *types.Var) bool {
+	derived := map[types.Object]bool{}
+	escapes := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			if len(n.Rhs) == 1 && f.methodOf(n.Rhs[0], v) {
+				for _, l := range n.Lhs {
+					if id, ok := ast.Unparen(l).(*ast.Ident); ok && id.Name != "_" {
+						derived[f.info().ObjectOf(id)] = true
+					}
+				}
+			}
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				id, isID := ast.Unparen(r).(*ast.Ident)
+				if f.methodOf(r, v) || isID && derived[f.info().Uses[id]] && !analysisutil.IsError(f.info().TypeOf(id)) {
+					escapes = true
+				}
+			}
+		}
+		return !escapes
+	})
+	return escapes
+}
+
+// methodOf reports whether e calls a method of v.
+func (f *function) methodOf(e ast.Expr, v *types.Var) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	return ok && f.info().Uses[id] == v
+}
+
+// typeNoun names a value of type t for messages: "trace.Span".
+func typeNoun(t types.Type) string {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		if n.Obj().Pkg() != nil {
+			return n.Obj().Pkg().Name() + "." + n.Obj().Name()
+		}
+		return n.Obj().Name()
+	}
+	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
