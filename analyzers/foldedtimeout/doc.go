@@ -27,7 +27,14 @@
 //     context.DeadlineExceeded)` mapped to a sentinel whose name or message
 //     says timeout or deadline;
 //   - an error type that stores one in a field but has no Unwrap, Is or As
-//     method (the NoUnwrap fact carries this across packages);
+//     method (the NoUnwrap fact carries this across packages), and a
+//     literal of an error type that keeps only its text
+//     (`&RemoteError{Message: err.Error()}`) and no error in any field;
+//   - errors.As(err, &context.Canceled): with a *error target As matches
+//     every error and overwrites the sentinel (fix: errors.Is);
+//   - the same in a deferred literal that annotates the function's named
+//     error result (`err = fmt.Errorf("rpc %s: %s", m, err)`): it sees the
+//     value of every return statement;
 //   - err == context.Canceled, err != context.DeadlineExceeded and
 //     `switch err { case context.Canceled: }` on errors that may be wrapped,
 //     errors.Is(context.Canceled, err) with its arguments swapped, and

@@ -32,6 +32,8 @@ func (s *state) checkCall(cur inspector.Cursor, call *ast.CallExpr) {
 		s.checkStringified(cur, call)
 	case analysisutil.IsFunc(fn, "errors", "Is"):
 		s.checkSwappedIs(call)
+	case analysisutil.IsFunc(fn, "errors", "As"):
+		s.checkAsSentinel(call)
 	case analysisutil.IsFunc(fn, "strings", "Contains"), analysisutil.IsFunc(fn, "strings", "HasSuffix"):
 		s.checkTextCompare(call)
 	}

@@ -191,6 +191,16 @@ func (s *state) targetUsed(c inspector.Cursor, lhs ast.Expr) bool {
 	if f == nil {
 		return true
 	}
+	for g := f; g != nil; g = g.Parent {
+		res := g.Sig.Results()
+		for i := range res.Len() {
+			if res.At(i) == v {
+				// A named result, also of the function a deferred literal
+				// runs in: its value is what the caller gets.
+				return true
+			}
+		}
+	}
 	// Uses after the assignment, outside logging calls.
 	return analysisutil.UsedOutsideLogsAfter(s.info, f.Body, obj, c.Node().End())
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a", "botclient", "federation", "steps", "nearmiss", "stale")
+	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a", "botclient", "federation", "steps", "nearmiss", "stale", "fields")
 }
 
 // TestFact checks that NoUnwrap crosses package boundaries.

@@ -92,6 +92,7 @@ func (s *state) factOf(t types.Type) (*types.TypeName, *NoUnwrap) {
 // cancellation and OpError has no Unwrap method. A type of this package is
 // reported once, at its first such use, with a fix that adds Unwrap.
 func (s *state) checkCompositeLit(cur inspector.Cursor, lit *ast.CompositeLit) {
+	s.checkTextField(cur, lit)
 	tn, fact := s.factOf(s.info.TypeOf(lit))
 	if fact == nil || s.reported[tn] {
 		return

@@ -114,6 +114,10 @@ type assign struct {
 	call    *ast.CallExpr
 	idx     int // result index within call, for tuple assignments
 	carrier bool
+	// ret marks a return statement's value for a named error result: the
+	// value a deferred literal sees, and nothing else does (control leaves
+	// the function there).
+	ret bool
 }
 
 // FuncOf returns the Func for a *ast.FuncDecl or *ast.FuncLit, or nil.
@@ -208,6 +212,9 @@ func run(pass *analysis.Pass) (any, error) {
 		case *ast.ReturnStmt:
 			if parent != nil && parent.Obj != nil {
 				returns = append(returns, &returnSite{fn: parent, ret: n, cur: c})
+			}
+			if parent != nil {
+				r.recordReturn(parent, n)
 			}
 		}
 	}
@@ -391,6 +398,33 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 	}
 }
 
+// recordReturn records the error value ret gives f's named error result,
+// for the deferred literals that read it after the return.
+func (r *Result) recordReturn(f *Func, ret *ast.ReturnStmt) {
+	idx := analysisutil.ErrorResult(f.Sig)
+	if idx < 0 {
+		return
+	}
+	v := f.Sig.Results().At(idx)
+	if v.Name() == "" || v.Name() == "_" {
+		return
+	}
+	a := assign{pos: ret.End(), ret: true}
+	switch n := len(ret.Results); {
+	case n == f.Sig.Results().Len():
+		a.rhs = ret.Results[idx]
+	case n == 1:
+		call, ok := ast.Unparen(ret.Results[0]).(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		a.call, a.idx = call, idx
+	default:
+		return // a bare return keeps the value assigned before
+	}
+	r.assigns[v] = append(r.assigns[v], a)
+}
+
 // innermostScope returns the innermost block-like node enclosing c.
 func innermostScope(c inspector.Cursor) ast.Node {
 	for e := range c.Enclosing((*ast.BlockStmt)(nil), (*ast.CaseClause)(nil), (*ast.CommClause)(nil)) {
@@ -496,7 +530,10 @@ func (r *Result) errorfWraps(call *ast.CallExpr) bool {
 
 // varCarriesAt reports whether the error variable v may hold cancellation at
 // pos: the nearest preceding assignment carries, or one of the assignments
-// since the last one that certainly executes on the way to pos.
+// since the last one that certainly executes on the way to pos. A use with
+// no preceding assignment (in a closure declared before them, a deferred
+// literal reading a named result) may see any of them, return statements'
+// values for the named result included.
 func (r *Result) varCarriesAt(v *types.Var, pos token.Pos) bool {
 	list := r.assigns[v]
 	i := sort.Search(len(list), func(i int) bool { return list[i].pos >= pos })
@@ -513,6 +550,9 @@ func (r *Result) varCarriesAt(v *types.Var, pos token.Pos) bool {
 	}
 	for j := i - 1; j >= 0; j-- {
 		a := list[j]
+		if a.ret {
+			continue // control left the function there
+		}
 		if a.carrier {
 			return true
 		}

@@ -1,0 +1,100 @@
+package foldedtimeout
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// checkTextField reports an error value built as a composite literal of a
+// type that implements error, which keeps only the text of an error that
+// may carry cancellation (`&RemoteError{Message: err.Error()}`) and holds
+// no error value in any field: whatever its Unwrap does, the cancellation
+// is gone, and errors.Is(err, context.Canceled) is false for callers.
+func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
+	t := s.info.TypeOf(lit)
+	if t == nil || !implementsError(t) {
+		return
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return
+	}
+	var field string
+	var carrier ast.Expr
+	for i, elt := range lit.Elts {
+		name, v := "", elt
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok {
+				name, v = id.Name, kv.Value
+			}
+		} else if i < st.NumFields() {
+			name = st.Field(i).Name()
+		}
+		if analysisutil.IsError(s.info.TypeOf(v)) {
+			return // an error is kept: the Unwrap rule judges the type
+		}
+		if c, errCall := s.carrierOf(v); c != nil && errCall && carrier == nil {
+			field, carrier = name, c
+		}
+	}
+	if carrier == nil || !s.propagated(cur) || s.cancelHandledBefore(cur) {
+		return
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos: lit.Pos(), End: lit.End(),
+		Message: fmt.Sprintf("%s keeps only the text of %s in its field %s, so the cancellation %s may carry is lost: errors.Is(err, context.Canceled) is false for callers; keep %s in a field that Unwrap returns",
+			types.TypeString(t, types.RelativeTo(s.pass.Pkg)), types.ExprString(carrier), field, types.ExprString(carrier), types.ExprString(carrier)),
+	})
+}
+
+// implementsError reports whether t or *t implements error.
+func implementsError(t types.Type) bool {
+	errIface := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
+	if types.Implements(t, errIface) {
+		return true
+	}
+	if _, isPtr := t.(*types.Pointer); !isPtr {
+		return types.Implements(types.NewPointer(t), errIface)
+	}
+	return false
+}
+
+// checkAsSentinel reports errors.As(err, &context.Canceled): with a target
+// of type *error As matches any error and assigns it to the package
+// variable, so the test holds for every failure and later comparisons with
+// context.Canceled compare with the wrong value.
+func (s *state) checkAsSentinel(call *ast.CallExpr) {
+	if len(call.Args) != 2 {
+		return
+	}
+	u, ok := ast.Unparen(call.Args[1]).(*ast.UnaryExpr)
+	if !ok || u.Op.String() != "&" {
+		return
+	}
+	name := ctxflow.ContextSentinel(s.info, u.X)
+	if name == "" {
+		return
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("errors.As with &context.%s as its target matches every error and overwrites context.%s with it: the test holds for any failure, and later tests for context.%s compare with the wrong value; use errors.Is", name, name, name),
+		SuggestedFixes: []analysis.SuggestedFix{{
+			Message: "Use errors.Is",
+			TextEdits: []analysis.TextEdit{
+				{Pos: sel.Sel.Pos(), End: sel.Sel.End(), NewText: []byte("Is")},
+				{Pos: u.Pos(), End: u.X.Pos()},
+			},
+		}},
+	})
+}
