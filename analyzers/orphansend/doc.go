@@ -20,6 +20,15 @@
 // goroutine's body may be a literal bound once to a local variable and
 // started by name (`load := func() {...}; go load()`).
 //
+// A one-shot future is reported too: a function (or literal) that makes an
+// unbuffered channel, hands it to its caller (returns it, or a value whose
+// field holds it) and sends a single result on it from a goroutine it
+// starts, outside any select or loop and with no close. The send completes
+// only if the caller receives, and a caller that stops waiting (a timeout,
+// a canceled context, the first of several results) strands the goroutine;
+// the fix gives the channel a buffer of 1. A stream that the goroutine
+// closes, and a send that selects on a context, are not futures.
+//
 // Bad:
 //
 //	func fetch(ctx context.Context, url string) (*Page, error) {

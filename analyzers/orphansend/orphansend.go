@@ -42,7 +42,7 @@ type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
-	if len(res.Orphans) == 0 && len(res.Stalls) == 0 {
+	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 {
 		return analysisutil.NothingToReport(pass), nil
 	}
 	flow := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
@@ -52,6 +52,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	for _, s := range res.Stalls {
 		rep.Report(stallDiagnostic(pass, s))
+	}
+	for _, f := range res.Futures {
+		rep.Report(futureDiagnostic(f))
 	}
 	rep.Finish()
 	return nil, nil
@@ -300,4 +303,28 @@ func nodeString(fset *token.FileSet, n ast.Node) string {
 		return ""
 	}
 	return buf.String()
+}
+
+// futureDiagnostic reports the send of a one-shot future: the caller that
+// stops waiting strands it. The fix gives the channel a buffer of 1, so
+// that the send completes whether or not anyone receives.
+func futureDiagnostic(f *goroutines.Future) analysis.Diagnostic {
+	owner := f.Owner.Name()
+	d := analysis.Diagnostic{
+		Pos: f.Send.Pos(), End: f.Send.End(),
+		Message: fmt.Sprintf("the send on %s blocks forever once the caller of %s stops waiting for the unbuffered channel it returns (a timeout, a canceled context, the first of several results), so the goroutine leaks; give the channel a buffer of 1",
+			f.Path, owner),
+		Related: []analysis.RelatedInformation{
+			{Pos: f.Make.Pos(), End: f.Make.End(), Message: "the channel is made unbuffered here"},
+			{Pos: f.Return.Pos(), End: f.Return.End(), Message: owner + " hands it to its caller here"},
+		},
+	}
+	var edit analysis.TextEdit
+	if len(f.Make.Args) == 1 {
+		edit = analysis.TextEdit{Pos: f.Make.Args[0].End(), End: f.Make.Args[0].End(), NewText: []byte(", 1")}
+	} else {
+		edit = analysis.TextEdit{Pos: f.Make.Args[1].Pos(), End: f.Make.Args[1].End(), NewText: []byte("1")}
+	}
+	d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Give the channel a buffer of 1", TextEdits: []analysis.TextEdit{edit}}}
+	return d
 }

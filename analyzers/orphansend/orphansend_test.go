@@ -9,7 +9,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), orphansend.Analyzer, "a", "stale")
+	analysistest.Run(t, analysistest.TestData(), orphansend.Analyzer, "a", "stale", "futures")
 }
 
 func TestFixes(t *testing.T) {

@@ -64,6 +64,9 @@ type Result struct {
 	// GroupStarts lists goroutines started on a group (errgroup,
 	// WaitGroup.Go, scope) that their owner can return without waiting for.
 	GroupStarts []*GroupStart
+	// Futures lists unbuffered channels handed to the caller that one
+	// goroutine sends a single result on.
+	Futures []*Future
 }
 
 // Goroutine is one goroutine start.
@@ -236,6 +239,7 @@ func (a *analysis) goroutines() *Result {
 	}
 	for _, o := range a.ownersInOrder() {
 		a.orphans(o)
+		a.futures(o)
 	}
 	for _, g := range a.res.Goroutines {
 		a.classify(g)

@@ -246,10 +246,11 @@ func okClose(ctx context.Context) error {
 	}
 }
 
-// The channel escapes: the caller receives.
-func okEscapes(url string) <-chan *Page {
+// The channel escapes unbuffered: a caller that stops waiting strands the
+// send (a one-shot future).
+func futureEscapes(url string) <-chan *Page {
 	ch := make(chan *Page)
-	go func() { ch <- load(url) }()
+	go func() { ch <- load(url) }() // want `the send on ch blocks forever once the caller of futureEscapes stops waiting`
 	return ch
 }
 

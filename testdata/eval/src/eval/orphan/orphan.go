@@ -305,7 +305,7 @@ func (c *Crawler) FetchOK(ctx context.Context, url string) (*Page, error) {
 func (c *Crawler) FetchSelectSend(ctx context.Context, url string) (*Page, error) {
 	ch := make(chan *Page)
 	go func() {
-		p, _ := c.l.Load(url)
+		p, _ := c.l.LoadCtx(ctx, url)
 		select {
 		case ch <- p:
 		case <-ctx.Done():

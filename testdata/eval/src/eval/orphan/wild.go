@@ -24,7 +24,7 @@ func (c *Crawler) Named(ctx context.Context, url string) (*Page, error) {
 func (c *Crawler) NamedOK(ctx context.Context, url string) (*Page, error) {
 	ch := make(chan *Page, 1)
 	load := func() {
-		p, _ := c.l.Load(url)
+		p, _ := c.l.LoadCtx(ctx, url)
 		ch <- p
 	}
 	go load()

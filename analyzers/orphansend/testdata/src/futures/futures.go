@@ -1,0 +1,81 @@
+// Package futures holds one-shot result channels handed to the caller.
+package futures
+
+import (
+	"context"
+	"time"
+)
+
+// A caller that stops waiting strands the send.
+func Async(f func() error) <-chan error {
+	ch := make(chan error)
+	go func() { ch <- f() }() // want `the send on ch blocks forever once the caller of Async stops waiting for the unbuffered channel it returns`
+	return ch
+}
+
+// Near-miss: a buffer of one lets the send complete.
+func AsyncBuffered(f func() error) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	return ch
+}
+
+type result[T any] struct {
+	val T
+	err error
+}
+
+type Future[T any] struct{ ch chan result[T] }
+
+// The channel travels in a field of the returned value.
+func Spawn[T any](fn func() (T, error)) *Future[T] {
+	f := &Future[T]{ch: make(chan result[T])}
+	go func() {
+		v, err := fn()
+		f.ch <- result[T]{val: v, err: err} // want `the send on f.ch blocks forever once the caller of Spawn stops waiting`
+	}()
+	return f
+}
+
+// Near-miss: the sender gives up with the caller's context.
+func AsyncCtx(ctx context.Context, f func() error) <-chan error {
+	ch := make(chan error)
+	go func() {
+		select {
+		case ch <- f():
+		case <-ctx.Done():
+		}
+	}()
+	return ch
+}
+
+// Near-miss: a generator that closes its channel is a stream, not a
+// one-shot result (and ranging callers drain it).
+func Ticks(n int) <-chan int {
+	ch := make(chan int)
+	go func() {
+		defer close(ch)
+		for i := range n {
+			ch <- i
+		}
+	}()
+	return ch
+}
+
+// A literal that returns a future: the caller takes the first of two.
+func fastest(ctx context.Context, probe func(context.Context, string) error, a, b string) string {
+	ping := func(url string) <-chan error {
+		ch := make(chan error)
+		go func() { ch <- probe(ctx, url) }() // want `the send on ch blocks forever once the caller of function literal stops waiting`
+		return ch
+	}
+	ca, cb := ping(a), ping(b)
+	select {
+	case <-ca:
+		return a
+	case <-cb:
+		return b
+	case <-time.After(time.Second):
+		return ""
+	}
+}

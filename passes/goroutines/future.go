@@ -1,0 +1,192 @@
+package goroutines
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// Future is an unbuffered channel a function makes, hands to its caller
+// (returns it, or a value holding it), and sends one result on from a
+// goroutine it starts: the send completes only if the caller receives, so
+// a caller that stops waiting (a timeout, a canceled context, the first of
+// several results) strands the goroutine on the send forever.
+type Future struct {
+	Make   *ast.CallExpr // make(chan T)
+	Path   string        // the channel as the send spells it: ch, f.ch
+	Owner  *ctxflow.Func
+	Sender *Goroutine
+	Send   *ast.SendStmt
+	Return *ast.ReturnStmt // a return that hands the channel to the caller
+}
+
+// futures finds the futures of the owner o: for each unbuffered channel made
+// in o under a local name or a field of a local composite, returned to the
+// caller, whose only send is one statement of a goroutine literal started
+// by o (not in a loop of that literal, not a select case, no close).
+func (a *analysis) futures(o *owner) {
+	type made struct {
+		call *ast.CallExpr
+		root types.Object
+		path string
+	}
+	var makes []made
+	returns := map[types.Object]*ast.ReturnStmt{}
+	inspectNode(o.fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) != len(n.Rhs) {
+				return true
+			}
+			for i, rhs := range n.Rhs {
+				id, ok := ast.Unparen(n.Lhs[i]).(*ast.Ident)
+				if !ok {
+					continue
+				}
+				obj := a.info.ObjectOf(id)
+				if call := a.unbufferedMake(rhs); call != nil {
+					makes = append(makes, made{call, obj, id.Name})
+					continue
+				}
+				// f := &Future{ch: make(chan T)}
+				lit := rhs
+				if u, ok := ast.Unparen(lit).(*ast.UnaryExpr); ok {
+					lit = u.X
+				}
+				cl, ok := ast.Unparen(lit).(*ast.CompositeLit)
+				if !ok {
+					continue
+				}
+				for _, elt := range cl.Elts {
+					kv, ok := elt.(*ast.KeyValueExpr)
+					if !ok {
+						continue
+					}
+					key, ok := kv.Key.(*ast.Ident)
+					if call := a.unbufferedMake(kv.Value); ok && call != nil {
+						makes = append(makes, made{call, obj, id.Name + "." + key.Name})
+					}
+				}
+			}
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				if id, ok := ast.Unparen(r).(*ast.Ident); ok {
+					if obj := a.info.Uses[id]; obj != nil && returns[obj] == nil {
+						returns[obj] = n
+					}
+				}
+			}
+		}
+		return true
+	})
+	for _, m := range makes {
+		ret := returns[m.root]
+		if ret == nil || m.root == nil || !a.declaredIn(m.root, o.fn) {
+			continue
+		}
+		var sender *Goroutine
+		var send *ast.SendStmt
+		count := 0
+		for _, g := range o.gos {
+			if g.Lit == nil {
+				continue
+			}
+			for _, s := range a.sendsOn(g.Lit, m.root, m.path) {
+				count++
+				sender, send = g, s
+			}
+		}
+		if count != 1 || sender.Orphaned || a.closes(o, m.root, m.path) {
+			continue
+		}
+		sender.Orphaned = true
+		a.res.Futures = append(a.res.Futures, &Future{Make: m.call, Path: m.path, Owner: o.fn, Sender: sender, Send: send, Return: ret})
+	}
+}
+
+// unbufferedMake returns e when it is make(chan T) or make(chan T, 0).
+func (a *analysis) unbufferedMake(e ast.Expr) *ast.CallExpr {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || !a.isBuiltin(call, "make") || len(call.Args) == 0 {
+		return nil
+	}
+	if _, ok := a.info.TypeOf(call.Args[0]).Underlying().(*types.Chan); !ok {
+		return nil
+	}
+	if len(call.Args) == 2 {
+		tv := a.info.Types[call.Args[1]]
+		if tv.Value == nil || constant.Sign(tv.Value) != 0 {
+			return nil
+		}
+	}
+	return call
+}
+
+// sendsOn returns the send statements of lit's body on the channel spelled
+// path (rooted at root) that are sure to block alone: not in a select case,
+// not in a loop of the literal. Any other send on it, or one in a nested
+// literal, makes the result nil with a second entry, so that the caller
+// counts more than one.
+func (a *analysis) sendsOn(lit *ast.FuncLit, root types.Object, path string) []*ast.SendStmt {
+	var out []*ast.SendStmt
+	cur, ok := a.cursor(lit.Body)
+	if !ok {
+		return nil
+	}
+	for c := range cur.Preorder((*ast.SendStmt)(nil)) {
+		s := c.Node().(*ast.SendStmt)
+		if a.baseObj(s.Chan) != root || types.ExprString(s.Chan) != path {
+			continue
+		}
+		if !a.plainStmt(c, lit) {
+			return []*ast.SendStmt{s, s} // guarded, repeated or elsewhere: not a one-shot future
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// plainStmt reports whether the statement at c runs at most once per call
+// of lit and blocks by itself: no loop, select or nested literal of lit
+// encloses it.
+func (a *analysis) plainStmt(c inspector.Cursor, lit *ast.FuncLit) bool {
+	for p := c.Parent(); p.Valid() && p.Node() != lit; p = p.Parent() {
+		switch p.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.CommClause, *ast.FuncLit:
+			return false
+		}
+	}
+	return true
+}
+
+// closes reports whether the owner or one of its literals closes the
+// channel (a done channel, not a result).
+func (a *analysis) closes(o *owner, root types.Object, path string) bool {
+	found := false
+	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && a.isBuiltin(call, "close") && len(call.Args) == 1 &&
+			a.baseObj(call.Args[0]) == root && types.ExprString(call.Args[0]) == path {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// baseObj returns the variable at the base of a selector path: f for f.ch.
+func (a *analysis) baseObj(e ast.Expr) types.Object {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return a.info.Uses[x]
+		case *ast.SelectorExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
