@@ -35,6 +35,10 @@
 //     result is never assigned, or its last assignment before the return,
 //     in the same block, sets it to nil (not when a closure mentions it or
 //     its address is taken);
+//   - a dead store: the error assigned to a variable that every path
+//     overwrites before anything reads it (`v, err := f(ctx); _, err =
+//     w.Write(v)`), asked of the control-flow graph (variables a function
+//     literal mentions, or whose address is taken, are left alone);
 //   - a deferred function literal that sets the named error result to nil
 //     (unless a condition around it tests the error for nil or for a
 //     specific error other than the context's), or overwrites it outside

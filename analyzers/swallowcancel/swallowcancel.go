@@ -13,6 +13,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 //go:embed doc.go
@@ -41,7 +42,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "swallowcancel",
 		Doc:      analysisutil.MustExtractDoc(doc, "swallowcancel"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/swallowcancel.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer},
 		Run:      c.run,
 	}
 }
@@ -64,14 +65,15 @@ type checker struct {
 // state is one run of the check on one package.
 type state struct {
 	*checker
-	pass  *analysis.Pass
-	res   *ctxflow.Result
-	rep   *analysisutil.Reporter
-	info  *types.Info
-	quiet map[*ctxflow.Func]bool
-	group map[ast.Node]bool // literals run by an errgroup.Group
-	goLit map[ast.Node]bool // literals run by a go statement
-	rt    bool
+	pass   *analysis.Pass
+	res    *ctxflow.Result
+	graphs *flow.Result
+	rep    *analysisutil.Reporter
+	info   *types.Info
+	quiet  map[*ctxflow.Func]bool
+	group  map[ast.Node]bool // literals run by an errgroup.Group
+	goLit  map[ast.Node]bool // literals run by a go statement
+	rt     bool
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -84,6 +86,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		checker: c,
 		pass:    pass,
 		res:     res,
+		graphs:  pass.ResultOf[flow.Analyzer].(*flow.Result),
 		rep:     analysisutil.NewReporter(pass),
 		info:    pass.TypesInfo,
 		quiet:   make(map[*ctxflow.Func]bool),
@@ -107,6 +110,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		case *ast.AssignStmt:
 			if call, ok := droppedCall(n); ok {
 				s.checkDrop(cur, call, n)
+				s.checkDeadStore(cur, n, call)
 			}
 		case *ast.IfStmt:
 			s.checkIf(cur, n)
