@@ -31,7 +31,8 @@
 //
 // The NoCancel fact marks functions that take a context but use it only
 // for its values: every use is ctx.Value or an argument to a call that
-// returns no error (a lookup, a log call) or to another NoCancel function,
+// returns no error (a lookup, a log call; an iterator or channel that
+// yields errors counts as returning them) or to another NoCancel function,
 // the context is used at least once (an unused context may be a stub's),
 // and the function returns non-nil errors of its own.
 //

@@ -22,7 +22,8 @@ func (*NoCancel) String() string { return "noCancel" }
 // valuesOnlyFuncs computes the functions of the package that deserve
 // NoCancel, as a greatest fixed point: a function stays a candidate while
 // every use of its context parameters is ctx.Value, or an argument of a
-// call that returns no error, or of a call to a candidate or a function
+// call that returns no error (nor an iterator or channel that yields
+// errors), or of a call to a candidate or a function
 // with the NoCancel fact. A function that never uses its context is a stub
 // or a placeholder, and a function with no non-nil error return may be a
 // stub too: both stay context-bound.
@@ -150,8 +151,43 @@ func hasErrorOrContextResult(fn *types.Func) bool {
 	}
 	for i := range sig.Results().Len() {
 		t := sig.Results().At(i).Type()
-		if analysisutil.IsError(t) || analysisutil.IsContext(t) {
+		if analysisutil.IsError(t) || analysisutil.IsContext(t) || yieldsError(t) {
 			return true
+		}
+	}
+	return false
+}
+
+// yieldsError reports whether t hands errors over later: an iterator whose
+// yield takes an error (iter.Seq2[T, error]), or a channel of errors or of
+// structs with an error field (a stream of results). A context given to
+// the call that returns it may end the stream with its cancellation.
+func yieldsError(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Signature:
+		if u.Params().Len() != 1 {
+			return false
+		}
+		yield, ok := u.Params().At(0).Type().Underlying().(*types.Signature)
+		if !ok {
+			return false
+		}
+		for i := range yield.Params().Len() {
+			if analysisutil.IsError(yield.Params().At(i).Type()) {
+				return true
+			}
+		}
+	case *types.Chan:
+		elem := u.Elem()
+		if analysisutil.IsError(elem) {
+			return true
+		}
+		if st, ok := elem.Underlying().(*types.Struct); ok {
+			for i := range st.NumFields() {
+				if analysisutil.IsError(st.Field(i).Type()) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 
 	"store"
 )
@@ -23,4 +24,44 @@ func Config(ctx context.Context) error { // want Config:"noCancel"
 func Serial(ctx context.Context) error { // want Serial:"noCancel"
 	_, err := store.Serial(ctx)
 	return err
+}
+
+type record struct {
+	n   int
+	err error
+}
+
+func scan(ctx context.Context) func(yield func(int, error) bool) {
+	return func(yield func(int, error) bool) { yield(0, ctx.Err()) }
+}
+
+func stream(ctx context.Context) <-chan record {
+	ch := make(chan record, 1)
+	ch <- record{err: ctx.Err()}
+	return ch
+}
+
+var errEmpty = errors.New("empty")
+
+// Sum gives its context to an iterator that yields errors: the iteration
+// may end with the context's cancellation, so Sum is no NoCancel function.
+func Sum(ctx context.Context) (int, error) {
+	total := 0
+	for n, err := range scan(ctx) {
+		if err != nil {
+			return total, errEmpty
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// Drain gives its context to a stream of results with errors.
+func Drain(ctx context.Context) error {
+	for r := range stream(ctx) {
+		if r.err != nil {
+			return errEmpty
+		}
+	}
+	return nil
 }
