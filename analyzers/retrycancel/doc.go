@@ -35,6 +35,21 @@
 //     cancellation and never checks the context, so its only exits are
 //     success, an attempt counter, or errors other than cancellation.
 //
+// Whether a loop looks at its context is asked of the control flow: every
+// round the loop can go after the context ended (branches taken only on
+// success or for another specific error are not taken then) must pass a
+// look that leaves: an if or loop condition on ctx.Err() whose branch leaves
+// the loop, a select whose `case <-ctx.Done():` arm leaves it. A `continue`
+// routed around the only check, a Done arm that only breaks the select, a
+// check that is logged and a test for Canceled alone (a deadline goes on)
+// leave a round open, and the loop is reported as looking at its context on
+// some rounds only.
+//
+// A retry written as recursion is reported too: a function that, after a
+// context-bound call of its own fails, calls itself again on a path with no
+// look at the context (recursion on success, a walk over a tree, is not a
+// retry).
+//
 // Retry and poll helpers that take no context are reported where one is in
 // reach: github.com/cenkalti/backoff (Retry, RetryNotify,
 // RetryNotifyWithTimer without backoff.WithContext), github.com/avast/retry-go

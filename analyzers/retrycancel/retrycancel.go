@@ -84,6 +84,11 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	st.rep = analysisutil.NewReporter(pass)
 	st.computeFacts()
+	for _, f := range res.Funcs {
+		if c.cfg.IncludeTests || !strings.HasSuffix(pass.Fset.File(f.Node.Pos()).Name(), "_test.go") {
+			st.checkRecursion(f)
+		}
+	}
 	for cur := range st.ins.Root().Preorder((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.CallExpr)(nil)) {
 		if !c.cfg.IncludeTests && strings.HasSuffix(pass.Fset.File(cur.Node().Pos()).Name(), "_test.go") {
 			continue
@@ -117,6 +122,10 @@ type loop struct {
 	// skipPos is where a round that passes none of obs goes back to the
 	// head, when obs is not empty.
 	skipPos token.Pos
+	// looksNotActs is set when that round does look at the context, but
+	// in a way that does not leave on every end (a test for Canceled only,
+	// a look that is logged).
+	looksNotActs bool
 	bound    []*ast.CallExpr // context-bound calls with an error result
 	sleeps   []sleep
 	retryErr ast.Expr           // a test for context.DeadlineExceeded/Canceled that retries
@@ -270,10 +279,15 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 			SuggestedFixes: st.sleepFixes(l, s, ctxExpr, ctxObj),
 		})
 	case !l.checked && len(l.bound) > 0 && l.skipPos.IsValid():
+		msg := fmt.Sprintf("this retry loop %s checks %s only on some rounds: a round that skips the check calls %s again after it fails, so once %s is canceled every attempt fails at once and the loop keeps trying %s",
+			l.where(), ctxExpr, calleeName(st.info, l.bound[0]), ctxExpr, l.until())
+		if l.looksNotActs {
+			msg = fmt.Sprintf("this retry loop %s looks at %s but does not leave on every end of it (a Done arm that leaves only the select, a test for one kind of end, a look that is only logged): after such an end it calls %s again, every attempt fails at once and the loop keeps trying %s",
+				l.where(), ctxExpr, calleeName(st.info, l.bound[0]), l.until())
+		}
 		st.rep.Report(analysis.Diagnostic{
 			Pos: stmt.Pos(), End: l.body.Lbrace + 1,
-			Message: fmt.Sprintf("this retry loop %s checks %s only on some rounds: a round that skips the check calls %s again after it fails, so once %s is canceled every attempt fails at once and the loop keeps trying %s",
-				l.where(), ctxExpr, calleeName(st.info, l.bound[0]), ctxExpr, l.until()),
+			Message: msg,
 			Related:        []analysis.RelatedInformation{{Pos: l.skipPos, Message: "a round through here goes back to the loop head without acting on " + ctxExpr + "'s end"}},
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
@@ -682,9 +696,11 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				// decides whether its branch leaves the loop.
 				l.obs = append(l.obs, n.Cond)
 			}
-			if l.retryErr == nil && cancelTest(st.info, n.Cond) {
+			if t, ok := st.res.CancelTestOf(n.Cond); l.retryErr == nil && cancelTest(st.info, n.Cond) && !(ok && t.Ctx != nil) {
 				// A test of the bound call's error for a context sentinel
-				// that leaves is the loop's own verdict on that error.
+				// that leaves is the loop's own verdict on that error. (A
+				// test of ctx.Err() is a look at the context: the rounds
+				// decide whether it is enough.)
 				if st.terminates(n.Body.List) {
 					l.checked, l.observes = true, true
 				} else if !st.perAttempt(l) {

@@ -139,6 +139,19 @@ func (st *state) observeRounds(l *loop) {
 		observed()
 		return
 	}
+	// Does the round pass a look at the context at all (one that does not
+	// act on every end), or route around every look?
+	looks := map[int32]bool{}
+	for _, n := range l.obs {
+		if p, ok := g.Locate(n); ok {
+			looks[p.Block.Index] = true
+		}
+	}
+	for _, b := range round {
+		if looks[b.Index] {
+			l.looksNotActs = true
+		}
+	}
 	l.skipPos = l.stmt.Pos()
 	for i := len(round) - 1; i >= 0; i-- {
 		if nodes := round[i].Nodes; len(nodes) > 0 {

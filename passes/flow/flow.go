@@ -326,6 +326,12 @@ func (g *Graph) OnEveryPath(p Point, event func(ast.Node) bool) bool {
 // Reaches returns the first point, on some path from p that passes no node
 // satisfying stop, whose node satisfies target.
 func (g *Graph) Reaches(p Point, target, stop func(ast.Node) bool) (Point, bool) {
+	return g.ReachesEdges(p, target, stop, nil)
+}
+
+// ReachesEdges is Reaches on the paths that follow only edges for which
+// edge holds (nil: every edge).
+func (g *Graph) ReachesEdges(p Point, target, stop func(ast.Node) bool, edge func(*cfg.Block, int) bool) (Point, bool) {
 	var found Point
 	ok := g.walk(p, func(q Point) (halt, prune bool) {
 		n := q.Node()
@@ -334,7 +340,7 @@ func (g *Graph) Reaches(p Point, target, stop func(ast.Node) bool) (Point, bool)
 			return true, true
 		}
 		return false, stop != nil && stop(n)
-	}, nil, nil)
+	}, nil, edge)
 	return found, ok
 }
 

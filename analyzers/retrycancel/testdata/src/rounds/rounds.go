@@ -63,7 +63,7 @@ func sendCheckedFirst(ctx context.Context, c client, msg string) error {
 
 // The Done arm's break leaves only the select: the loop goes on.
 func sendSelectBreak(ctx context.Context, c client, msg string) {
-	for { // want `this retry loop in \w+ checks ctx only on some rounds`
+	for { // want `this retry loop in sendSelectBreak looks at ctx but does not leave on every end of it \(a Done arm that leaves only the select`
 		if err := c.Send(ctx, msg); err == nil {
 			return
 		}
@@ -108,7 +108,7 @@ func sendSelectSecond(ctx context.Context, c client, msg string) error {
 
 // A look at the context that is logged and not acted on observes nothing.
 func sendLogged(ctx context.Context, c client, msg string) {
-	for attempt := 0; ; attempt++ { // want `this retry loop in \w+ checks ctx only on some rounds`
+	for attempt := 0; ; attempt++ { // want `this retry loop in sendLogged looks at ctx but does not leave on every end of it`
 		if err := c.Send(ctx, msg); err == nil {
 			return
 		}
@@ -174,4 +174,73 @@ func sendSleepAlways(ctx context.Context, c client, msg string) {
 		case <-time.After(time.Minute):
 		}
 	}
+}
+
+// A test for Canceled only: after a deadline the loop goes on.
+func sendUntilCanceled(ctx context.Context, c client, msg string) error {
+	for { // want `this retry loop in sendUntilCanceled looks at ctx but does not leave on every end of it`
+		if err := ctx.Err(); err == context.Canceled {
+			return err
+		}
+		if err := c.Send(ctx, msg); err == nil {
+			return nil
+		}
+	}
+}
+
+// Near-miss: any end leaves.
+func sendUntilEnded(ctx context.Context, c client, msg string) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := c.Send(ctx, msg); err == nil {
+			return nil
+		}
+	}
+}
+
+type session struct{}
+
+func open(ctx context.Context) (*session, error) { return nil, ctx.Err() }
+
+// A retry by recursion: nothing looks at the context between attempts.
+func connect(ctx context.Context, attempt int) (*session, error) {
+	s, err := open(ctx)
+	if err == nil {
+		return s, nil
+	}
+	log.Printf("attempt %d: %v", attempt, err)
+	time.Sleep(time.Second)
+	return connect(ctx, attempt+1) // want `connect calls itself again after open fails without checking ctx: a retry by recursion`
+}
+
+// Near-miss: the recursion looks at the context first.
+func connectChecked(ctx context.Context, attempt int) (*session, error) {
+	s, err := open(ctx)
+	if err == nil {
+		return s, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return connectChecked(ctx, attempt+1)
+}
+
+type node struct{ kids []*node }
+
+func list(ctx context.Context, n *node) ([]*node, error) { return n.kids, ctx.Err() }
+
+// Near-miss: a walk recurses on success, not after a failure.
+func walk(ctx context.Context, n *node) error {
+	kids, err := list(ctx, n)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := walk(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
