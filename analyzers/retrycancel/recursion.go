@@ -34,6 +34,9 @@ func (st *state) checkRecursion(f *ctxflow.Func) {
 			fn := analysisutil.Callee(st.info, n)
 			switch {
 			case fn == nil:
+				if st.errorMayCarryCancel(n) {
+					bound = append(bound, n) // a function value given the context
+				}
 			case fn.Origin() == f.Obj.Origin():
 				self = append(self, n)
 			case analysisutil.IsMethod(fn, "context", "Context", "Err"),
