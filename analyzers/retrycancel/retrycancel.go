@@ -111,8 +111,8 @@ type loop struct {
 	stmt     ast.Stmt
 	body     *ast.BlockStmt
 	f        *ctxflow.Func
-	checked  bool            // the loop observes the context or leaves on its error
-	observes bool            // the loop looks at the context itself, on every round
+	checked  bool // the loop observes the context or leaves on its error
+	observes bool // the loop looks at the context itself, on every round
 	// obs are the nodes where the loop looks at its context (a call of
 	// Err, Done or Cause, a condition that tests for cancellation), gathered
 	// by scan; observeRounds decides whether every round passes one.
@@ -126,12 +126,12 @@ type loop struct {
 	// in a way that does not leave on every end (a test for Canceled only,
 	// a look that is logged).
 	looksNotActs bool
-	bound    []*ast.CallExpr // context-bound calls with an error result
-	sleeps   []sleep
-	retryErr ast.Expr           // a test for context.DeadlineExceeded/Canceled that retries
-	exits    bool               // the loop has a condition or an exit: it polls for something
-	rangeInt bool               // for range n
-	exitCurs []inspector.Cursor // returns and branches that leave the loop
+	bound        []*ast.CallExpr // context-bound calls with an error result
+	sleeps       []sleep
+	retryErr     ast.Expr           // a test for context.DeadlineExceeded/Canceled that retries
+	exits        bool               // the loop has a condition or an exit: it polls for something
+	rangeInt     bool               // for range n
+	exitCurs     []inspector.Cursor // returns and branches that leave the loop
 	// callAssigns are the assignments of one call's results in the loop,
 	// gathered by dropWalks for boundResults.
 	callAssigns []*ast.AssignStmt
@@ -287,7 +287,7 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 		}
 		st.rep.Report(analysis.Diagnostic{
 			Pos: stmt.Pos(), End: l.body.Lbrace + 1,
-			Message: msg,
+			Message:        msg,
 			Related:        []analysis.RelatedInformation{{Pos: l.skipPos, Message: "a round through here goes back to the loop head without acting on " + ctxExpr + "'s end"}},
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})

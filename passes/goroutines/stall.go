@@ -2,7 +2,6 @@ package goroutines
 
 import (
 	"go/ast"
-	"go/token"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"golang.org/x/tools/go/cfg"
@@ -136,10 +135,3 @@ func (a *analysis) observesCancel(cond ast.Expr) bool {
 	return found
 }
 
-// posOf returns n's position, or def when n is nil.
-func posOf(n ast.Node, def token.Pos) token.Pos {
-	if n == nil {
-		return def
-	}
-	return n.Pos()
-}
