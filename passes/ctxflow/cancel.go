@@ -108,13 +108,16 @@ func (r *Result) deadlineValue(call *ast.CallExpr, depth int) bool {
 // CtxErrOf returns X when e is X.Err() for a context X, or a local error
 // variable only ever assigned X.Err() (the same X); otherwise nil. Such an
 // error is never wrapped, so comparing it with == is exact.
-func (r *Result) CtxErrOf(e ast.Expr) ast.Expr { return r.ctxErrOf(e, false) }
+func (r *Result) CtxErrOf(e ast.Expr) ast.Expr { return r.ctxErrOf(e, false, nil) }
 
 // CtxEndOf is CtxErrOf that also takes context.Cause(X): an error that
 // reports X's end, though perhaps as a custom cause (so not for ==).
-func (r *Result) CtxEndOf(e ast.Expr) ast.Expr { return r.ctxErrOf(e, true) }
+func (r *Result) CtxEndOf(e ast.Expr) ast.Expr { return r.ctxErrOf(e, true, nil) }
 
-func (r *Result) ctxErrOf(e ast.Expr, cause bool) ast.Expr {
+// ctxErrOf answers CtxErrOf and CtxEndOf; seen holds the variables whose
+// assignments are being followed, so that cycles (err = err2; err2 = err,
+// a named result returned as itself) end.
+func (r *Result) ctxErrOf(e ast.Expr, cause bool, seen map[*types.Var]bool) ast.Expr {
 	switch e := ast.Unparen(e).(type) {
 	case *ast.CallExpr:
 		fn := analysisutil.Callee(r.info, e)
@@ -127,16 +130,21 @@ func (r *Result) ctxErrOf(e ast.Expr, cause bool) ast.Expr {
 		}
 	case *ast.Ident:
 		v, ok := r.info.ObjectOf(e).(*types.Var)
-		if !ok {
+		if !ok || seen[v] {
 			return nil
 		}
+		if seen == nil {
+			seen = map[*types.Var]bool{}
+		}
+		seen[v] = true
+		defer delete(seen, v)
 		list := r.assigns[v]
 		var x ast.Expr
 		for _, a := range list {
 			if a.rhs == nil {
 				return nil
 			}
-			ax := r.ctxErrOf(a.rhs, cause)
+			ax := r.ctxErrOf(a.rhs, cause, seen)
 			if ax == nil || (x != nil && types.ExprString(x) != types.ExprString(ax)) {
 				return nil
 			}

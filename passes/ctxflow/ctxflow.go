@@ -413,6 +413,9 @@ func (r *Result) recordReturn(f *Func, ret *ast.ReturnStmt) {
 	switch n := len(ret.Results); {
 	case n == f.Sig.Results().Len():
 		a.rhs = ret.Results[idx]
+		if id, ok := ast.Unparen(a.rhs).(*ast.Ident); ok && r.info.Uses[id] == v {
+			return // return err: the value it already holds
+		}
 	case n == 1:
 		call, ok := ast.Unparen(ret.Results[0]).(*ast.CallExpr)
 		if !ok {

@@ -51,3 +51,29 @@ func contexts(parent context.Context) {
 	mixed = parent
 	use(mixed)
 }
+
+// Assignments that lead back to the variable itself end: a named result
+// returned as itself, and two variables assigned from each other.
+func selfReturn(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil { // want `cancel test ctx=ctx err=err canceled=true deadline=true`
+			return
+		}
+	}()
+	err = ctx.Err()
+	return err
+}
+
+func cycle(ctx context.Context, again bool) error {
+	var a, b error
+	a = ctx.Err()
+	for again {
+		b = a
+		a = b
+		again = false
+	}
+	if b != nil { // a cycle is no context error: conservative
+		return b
+	}
+	return a
+}
