@@ -46,9 +46,9 @@
 // some rounds only.
 //
 // A retry written as recursion is reported too: a function that, after a
-// context-bound call of its own fails, calls itself again on a path with no
-// look at the context (recursion on success, a walk over a tree, is not a
-// retry).
+// context-bound call of its own fails, waits and calls itself again on a
+// path with no look at the context (recursion on success, a walk over a
+// tree, and a recursion without a wait, a one-off repair, are not retries).
 //
 // Retry and poll helpers that take no context are reported where one is in
 // reach: github.com/cenkalti/backoff (Retry, RetryNotify,

@@ -9,27 +9,34 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // checkRecursion reports a retry written as recursion: a function with a
 // context in reach that, after a context-bound call of its own fails,
-// calls itself again on a path with no look at the context (the body is
-// the loop, the call its back edge). Once the context is canceled every
+// waits (time.Sleep, <-time.After, a sleeping helper) and calls itself
+// again, on a path with no look at the context (the body is the loop, the
+// call its back edge). Once the context is canceled every
 // attempt fails at once and the recursion goes on, sleeping or not, until
 // its attempts run out or the stack does. The path is taken as the
 // failure makes it: branches taken only on success, or for another
 // specific error, are not followed; a recursion on success (a walk over a
-// tree) is no retry.
+// tree) or without a wait (a CNAME chase, a one-off repair) is no retry.
 func (st *state) checkRecursion(f *ctxflow.Func) {
 	if f.Obj == nil || !f.HasContext() {
 		return
 	}
 	var bound, self []*ast.CallExpr
 	var obs []ast.Node
+	var sleeps []*ast.ExprStmt
 	ast.Inspect(f.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.ExprStmt:
+			if _, ok := st.sleepStmt(n); ok {
+				sleeps = append(sleeps, n)
+			}
 		case *ast.CallExpr:
 			fn := analysisutil.Callee(st.info, n)
 			switch {
@@ -50,8 +57,8 @@ func (st *state) checkRecursion(f *ctxflow.Func) {
 		}
 		return true
 	})
-	if len(self) == 0 || len(bound) == 0 {
-		return
+	if len(self) == 0 || len(bound) == 0 || len(sleeps) == 0 {
+		return // a retry backs off; a recursion without a wait is a walk
 	}
 	g := st.graphs.Func(f.Node)
 	if g == nil {
@@ -97,8 +104,23 @@ func (st *state) checkRecursion(f *ctxflow.Func) {
 		if isObs(p.Node()) {
 			continue
 		}
-		q, ok := g.ReachesEdges(p.Next(), isSelf, isObs, failing)
-		if !ok {
+		// The failing path waits, then calls itself: a backoff and a retry.
+		var q flow.Point
+		found := false
+		for _, sl := range sleeps {
+			sp, ok := g.Locate(sl)
+			if !ok {
+				continue
+			}
+			if _, ok := g.ReachesEdges(p.Next(), func(n ast.Node) bool { return n == sl }, isObs, failing); !ok {
+				continue
+			}
+			if q, ok = g.ReachesEdges(sp.Next(), isSelf, isObs, failing); ok {
+				found = true
+				break
+			}
+		}
+		if !found {
 			continue
 		}
 		ctxExpr, _ := st.loopContext(l)

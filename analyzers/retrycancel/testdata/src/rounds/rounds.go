@@ -244,3 +244,13 @@ func walk(ctx context.Context, n *node) error {
 	}
 	return nil
 }
+
+// Near-miss: a recursion after a failure without a wait is a one-off
+// repair with other arguments, not a retry loop.
+func addMapping(ctx context.Context, lease int) error {
+	_, err := open(ctx)
+	if err != nil && lease > 0 {
+		return addMapping(ctx, 0)
+	}
+	return err
+}
