@@ -28,7 +28,7 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 		return nil
 	}
 	sig := fn.Type().(*types.Signature)
-	if sig.Results().Len() != len(lhs) {
+	if sig.Results().Len() != len(lhs) || f.wrapsMemory(call) {
 		return nil
 	}
 	for idx, e := range lhs {
@@ -43,7 +43,7 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 		for _, rv := range inferredVerbs {
 			m, _, _ := types.LookupFieldOrMethod(v.Type(), true, v.Pkg(), rv.method)
 			mf, ok := m.(*types.Func)
-			if !ok || mf.Type().(*types.Signature).Params().Len() != 0 || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) {
+			if !ok || mf.Type().(*types.Signature).Params().Len() != 0 || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) || f.assignedElsewhere(v, id) {
 				continue
 			}
 			kind := &ownership.Kind{
@@ -56,6 +56,41 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 		}
 	}
 	return nil
+}
+
+// wrapsMemory reports whether call is given an in-memory buffer or reader
+// (gzip.NewWriter(&buf)): the value it makes writes to memory, and its
+// Close finishes the stream rather than releasing anything.
+func (f *function) wrapsMemory(call *ast.CallExpr) bool {
+	for _, arg := range call.Args {
+		t := f.info().TypeOf(arg)
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if analysisutil.IsNamed(t, "bytes", "Buffer") || analysisutil.IsNamed(t, "bytes", "Reader") ||
+			analysisutil.IsNamed(t, "strings", "Builder") || analysisutil.IsNamed(t, "strings", "Reader") {
+			return true
+		}
+	}
+	return false
+}
+
+// assignedElsewhere reports whether v is assigned anywhere but at id: the
+// release the function makes may be of another value (span :=
+// SpanFromContext(ctx) borrowed, then span = tracer.StartSpan(...) ended).
+func (f *function) assignedElsewhere(v *types.Var, id *ast.Ident) bool {
+	found := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if lid, ok := ast.Unparen(l).(*ast.Ident); ok && lid != id && f.info().ObjectOf(lid) == v {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // callsMethod reports whether the function calls method name on v
