@@ -120,6 +120,15 @@ func (a *analysis) doneSkip(fn ast.Node, body *ast.BlockStmt, want func(types.Ob
 			ast.Inspect(n.Body, func(m ast.Node) bool { return visit(m, true) })
 			return false
 		case *ast.CallExpr:
+			if isWaitGroupAdd(a.info, n) {
+				// The body counts on it itself (wg.Add(1); if !start(f) {
+				// wg.Done() }): its Done pairs with that Add, not with
+				// this goroutine's.
+				if obj := rootObj(a.info, n.Fun.(*ast.SelectorExpr).X); obj != nil {
+					unknown[obj] = true
+				}
+				break
+			}
 			if !isWaitGroupDone(a.info, n) {
 				break
 			}

@@ -245,3 +245,17 @@ func (s *shards) fetchAllOptional(ctx context.Context, n int) {
 	}
 	wg.Wait()
 }
+
+// Near-miss: the Done compensates an Add of the goroutine's own, for a
+// worker it failed to start; the goroutine itself is not counted.
+func (s *state) setup(ctx context.Context, start func(func()) bool, it item) {
+	go func() {
+		if _, err := fetch(ctx, it); err != nil {
+			return
+		}
+		s.wg.Add(1)
+		if !start(func() { defer s.wg.Done() }) {
+			s.wg.Done()
+		}
+	}()
+}
