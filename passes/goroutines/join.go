@@ -295,11 +295,20 @@ func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) 
 	if add == nil || !done[rootObj(a.info, add.Fun.(*ast.SelectorExpr).X)] {
 		return nil
 	}
-	// An Add followed by a nested go statement counts that goroutine.
+	// An Add followed by a nested go statement counts that goroutine, and
+	// so does one followed by a function literal handed to a call (a
+	// spawner: srv.startGoRoutine(func() { defer wg.Done(); ... })).
 	nested := false
 	inspectNode(lit.Body, func(n ast.Node) bool {
-		if gs, ok := n.(*ast.GoStmt); ok && gs.Pos() > add.Pos() {
-			nested = true
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			nested = nested || n.Pos() > add.Pos()
+		case *ast.CallExpr:
+			for _, arg := range n.Args {
+				if _, isLit := ast.Unparen(arg).(*ast.FuncLit); isLit && n.Pos() > add.Pos() {
+					nested = true
+				}
+			}
 		}
 		return !nested
 	})
