@@ -52,6 +52,11 @@ func (st *state) checkContextless(cfg Config, cur inspector.Cursor, call *ast.Ca
 	if f.Obj != nil && f.Obj.Name() == variant {
 		return analysis.Diagnostic{}, false // the context form calling its compatibility twin
 	}
+	if st.resultKept(cur, call) {
+		// c.cmd = exec.Command(...): the value belongs to a longer-lived
+		// owner (a subprocess the object manages), not to this call.
+		return analysis.Diagnostic{}, false
+	}
 	reach, ok := st.contextInReach(cur, f)
 	if !ok || reach.Kind != ctxflow.ParamContext && reach.Kind != ctxflow.RequestContext {
 		return analysis.Diagnostic{}, false
@@ -169,4 +174,61 @@ func (st *state) inMainOrInit(f *ctxflow.Func) bool {
 	}
 	return root.Obj != nil && root.Sig.Recv() == nil &&
 		(root.Obj.Name() == "init" || root.Obj.Name() == "main" && st.pass.Pkg.Name() == "main")
+}
+
+// resultKept reports whether the value call makes outlives the function: it
+// is stored in a field, an element, a composite or a package variable, or
+// a local holding it is (c.cmd = cmd).
+func (st *state) resultKept(cur inspector.Cursor, call *ast.CallExpr) bool {
+	info := st.pass.TypesInfo
+	switch p := cur.Parent().Node().(type) {
+	case *ast.CompositeLit, *ast.KeyValueExpr:
+		return true
+	case *ast.AssignStmt:
+		for _, l := range p.Lhs {
+			id := identOf(l)
+			if id == nil {
+				return true // a field or an element
+			}
+			v, ok := info.ObjectOf(id).(*types.Var)
+			if !ok || analysisutil.IsError(v.Type()) {
+				continue
+			}
+			if v.Parent() == v.Pkg().Scope() || st.storedInField(v, cur) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// storedInField reports whether the local v is stored in a field, an
+// element or a composite literal in its function (returning it hands it to
+// a caller that has a context of its own, and does not count).
+func (st *state) storedInField(v *types.Var, cur inspector.Cursor) bool {
+	var fn inspector.Cursor
+	found := false
+	for c := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		fn, found = c, true
+		break
+	}
+	if !found {
+		return false
+	}
+	for c := range fn.Preorder((*ast.Ident)(nil)) {
+		if st.pass.TypesInfo.Uses[c.Node().(*ast.Ident)] != v {
+			continue
+		}
+		switch p := c.Parent().Node().(type) {
+		case *ast.CompositeLit, *ast.KeyValueExpr:
+			return true
+		case *ast.AssignStmt:
+			for i, r := range p.Rhs {
+				if r == c.Node() && i < len(p.Lhs) && identOf(p.Lhs[i]) == nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

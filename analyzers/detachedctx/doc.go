@@ -32,8 +32,10 @@
 // knowledge table names (http.Get, Post and Head, net.Dial and DialTimeout,
 // net.Lookup*, db.Begin). Such a call runs under no deadline and no
 // cancellation. Not reported: calls with no result (a log call's context
-// would carry values only: slog.Info), calls in a deferred statement, and
-// calls in main and init.
+// would carry values only: slog.Info), calls in a deferred statement,
+// calls whose value is stored in a field or composite (c.cmd =
+// exec.Command(...): a subprocess the object manages, meant to outlive the
+// call), and calls in main and init.
 //
 // Bad:
 //

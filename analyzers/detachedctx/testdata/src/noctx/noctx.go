@@ -90,3 +90,18 @@ func (Cache) FillContext(ctx context.Context, keys ...string) error { return ctx
 func fill(ctx context.Context, c Cache) error {
 	return c.Fill("k")
 }
+
+type Runner struct{ cmd *exec.Cmd }
+
+// Near-miss: the subprocess is the object's, meant to outlive the call.
+func (r *Runner) Start(ctx context.Context, exe string) error {
+	cmd := exec.Command(exe, "serve")
+	r.cmd = cmd
+	return cmd.Start()
+}
+
+// A request built without the context and returned is still detached.
+func buildReq(ctx context.Context, url string) (*http.Request, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil) // want `http.NewRequest takes no context`
+	return req, err
+}
