@@ -29,7 +29,8 @@
 //   - an error type that stores one in a field but has no Unwrap, Is or As
 //     method (the NoUnwrap fact carries this across packages), and a
 //     literal of an error type that keeps only its text
-//     (`&RemoteError{Message: err.Error()}`) and no error in any field;
+//     (`&RemoteError{Message: err.Error()}`) and no error in any field (one
+//     that also sets an integer code is a status error, read by its code);
 //   - errors.As(err, &context.Canceled): with a *error target As matches
 //     every error and overwrites the sentinel (fix: errors.Is);
 //   - the same in a deferred literal that annotates the function's named

@@ -16,7 +16,9 @@ import (
 // type that implements error, which keeps only the text of an error that
 // may carry cancellation (`&RemoteError{Message: err.Error()}`) and holds
 // no error value in any field: whatever its Unwrap does, the cancellation
-// is gone, and errors.Is(err, context.Canceled) is false for callers.
+// is gone, and errors.Is(err, context.Canceled) is false for callers. A
+// literal that also sets an integer code is a status or wire error (an API
+// error body with its status), read by its code: not reported.
 func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 	t := s.info.TypeOf(lit)
 	if t == nil || !implementsError(t) {
@@ -39,6 +41,12 @@ func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 		}
 		if analysisutil.IsError(s.info.TypeOf(v)) {
 			return // an error is kept: the Unwrap rule judges the type
+		}
+		if b, ok := s.info.TypeOf(v).Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+			// StatusError{StatusCode: 500, ErrorMessage: err.Error()}: a
+			// status or wire error, classified by its code, whose consumers
+			// read the code (an API error body, a stream's error frame).
+			return
 		}
 		if c, errCall := s.carrierOf(v); c != nil && errCall && carrier == nil {
 			field, carrier = name, c

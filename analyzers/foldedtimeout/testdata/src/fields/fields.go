@@ -84,3 +84,18 @@ func failedIs(ctx context.Context, k string) bool {
 	_, err := get(ctx, k)
 	return err != nil && !errors.Is(err, context.Canceled)
 }
+
+type StatusError struct {
+	StatusCode   int
+	ErrorMessage string
+}
+
+func (e StatusError) Error() string { return e.ErrorMessage }
+
+// Near-miss: a status error for an API response, read by its code.
+func status(ctx context.Context, k string) error {
+	if _, err := get(ctx, k); err != nil {
+		return StatusError{StatusCode: 500, ErrorMessage: err.Error()}
+	}
+	return nil
+}
