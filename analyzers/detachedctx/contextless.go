@@ -177,22 +177,25 @@ func (st *state) inMainOrInit(f *ctxflow.Func) bool {
 }
 
 // resultKept reports whether the value call makes outlives the function: it
-// is stored in a field, an element, a composite or a package variable, or
-// a local holding it is (c.cmd = cmd).
+// is an object (see isObject) stored in a field, an element, a composite or
+// a package variable, or a local holding it is (c.cmd = cmd).
 func (st *state) resultKept(cur inspector.Cursor, call *ast.CallExpr) bool {
 	info := st.pass.TypesInfo
 	switch p := cur.Parent().Node().(type) {
 	case *ast.CompositeLit, *ast.KeyValueExpr:
-		return true
+		return isObject(info.TypeOf(call))
 	case *ast.AssignStmt:
 		for _, l := range p.Lhs {
 			id := identOf(l)
 			if id == nil {
-				return true // a field or an element
+				if t, ok := info.TypeOf(l).(types.Type); ok && isObject(t) {
+					return true // an object stored in a field or an element
+				}
+				continue
 			}
 			v, ok := info.ObjectOf(id).(*types.Var)
-			if !ok || analysisutil.IsError(v.Type()) {
-				continue
+			if !ok || analysisutil.IsError(v.Type()) || !isObject(v.Type()) {
+				continue // data the call computed: its work is done
 			}
 			if v.Parent() == v.Pkg().Scope() || st.storedInField(v, cur) {
 				return true
@@ -231,4 +234,23 @@ func (st *state) storedInField(v *types.Var, cur inspector.Cursor) bool {
 		}
 	}
 	return false
+}
+
+// isObject reports whether t is an object with behaviour of its own (a
+// pointer to a named type with methods, or an interface): a subprocess, a
+// connection, a client the owner keeps using. Maps, slices and plain values
+// are data: the call that made them has done its work.
+func isObject(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	if types.IsInterface(t) {
+		return true
+	}
+	p, ok := t.(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
+	return ok && types.NewMethodSet(p).Len() > 0 && n.Obj() != nil
 }

@@ -105,3 +105,18 @@ func buildReq(ctx context.Context, url string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, url, nil) // want `http.NewRequest takes no context`
 	return req, err
 }
+
+type Server struct{ defaults map[string]string }
+
+func LoadDefaults() (map[string]string, error)                    { return nil, nil }
+func LoadDefaultsContext(ctx context.Context) (map[string]string, error) { return nil, ctx.Err() }
+
+// Data stored in a field is still loaded without the context.
+func (s *Server) Bootstrap(ctx context.Context) error {
+	d, err := LoadDefaults() // want `LoadDefaults takes no context`
+	if err != nil {
+		return err
+	}
+	s.defaults = d
+	return nil
+}
