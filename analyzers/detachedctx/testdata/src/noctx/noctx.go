@@ -84,7 +84,7 @@ func fetchCtx(ctx context.Context, url string) (*http.Response, error) {
 // Near-miss: a variant with other parameters is no context form of it.
 type Cache struct{}
 
-func (Cache) Fill(key string) error                           { return nil }
+func (Cache) Fill(key string) error                                 { return nil }
 func (Cache) FillContext(ctx context.Context, keys ...string) error { return ctx.Err() }
 
 func fill(ctx context.Context, c Cache) error {
@@ -108,7 +108,7 @@ func buildReq(ctx context.Context, url string) (*http.Request, error) {
 
 type Server struct{ defaults map[string]string }
 
-func LoadDefaults() (map[string]string, error)                    { return nil, nil }
+func LoadDefaults() (map[string]string, error)                           { return nil, nil }
 func LoadDefaultsContext(ctx context.Context) (map[string]string, error) { return nil, ctx.Err() }
 
 // Data stored in a field is still loaded without the context.

@@ -15,7 +15,7 @@ type feed struct{}
 func (feed) Close() error { return nil }
 
 func open(ctx context.Context, name string) (feed, error) { return feed{}, ctx.Err() }
-func drain(ctx context.Context, f feed) error            { return ctx.Err() }
+func drain(ctx context.Context, f feed) error             { return ctx.Err() }
 
 // An open error returns before the Wait: the started goroutines go on.
 func pullAll(ctx context.Context, names []string) error {
