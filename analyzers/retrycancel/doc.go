@@ -86,7 +86,8 @@
 // Fixes: for a sleep (time.Sleep or <-time.After), replace it with a
 // select on ctx.Done() and time.After that returns the function's zero
 // values and context.Cause(ctx) (ctx.Err() before Go 1.20), or with
-// wait.Sleep from github.com/cancelcheck/cancelcheck/rt/wait; for a
+// wait.Sleep from github.com/cancelcheck/cancelcheck/rt/wait (offered only
+// when the package's build already resolves the runtime module); for a
 // receive from a ticker, replace it with a select on ctx.Done() and the
 // ticker; for a select over timers, add a ctx.Done() case; for a loop with
 // no check or a ticker range, add a context check at the top of the loop

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
 // waitPath is the runtime package whose Sleep honours a context.
@@ -120,6 +121,9 @@ func (st *state) sleepFixes(l *loop, s sleep, ctxExpr string, ctxObj types.Objec
 		})
 	}
 
+	if !analysisutil.ReachesModule(st.pass.Pkg, ctxflow.RuntimeModule) {
+		return fixes // the build does not resolve the runtime module
+	}
 	waitName, waitEdits := analysisutil.AddImport(st.info, e.file, s.stmt.Pos(), waitPath)
 	var text string
 	if l.f.Sig.Results().Len() == 0 {

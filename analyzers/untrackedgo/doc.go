@@ -76,7 +76,10 @@
 // Fixes: when the owner is a function with a context parameter and the
 // goroutine is a `go func() { ... }()` literal, run it in a scope of the
 // runtime (github.com/cancelcheck/cancelcheck/rt/scope) that the owner
-// waits for where it returns (`defer sc.Wait()`); WaitGroup.Add inside the
+// waits for where it returns (`defer sc.Wait()`), only when the package's
+// build already resolves the runtime module (it imports one of its
+// packages, directly or through a dependency: otherwise the import would
+// not compile); WaitGroup.Add inside the
 // goroutine is moved before the `go` statement; a Done that is the
 // goroutine's last statement and is skipped on some path becomes a `defer`
 // at the top of its body. No fix when the owner is

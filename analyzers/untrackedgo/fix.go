@@ -71,6 +71,11 @@ func scopeFix(pass *analysis.Pass, g *goroutines.Goroutine) (analysis.SuggestedF
 		if len(g.Owner.Contexts) == 0 || g.Owner.Contexts[0].Outer || g.Owner.Contexts[0].Kind == ctxflow.FieldContext {
 			return none, false
 		}
+		if !analysisutil.ReachesModule(pass.Pkg, ctxflow.RuntimeModule) {
+			// A build that does not resolve the runtime module would not
+			// compile with its import.
+			return none, false
+		}
 		// The runtime module needs Go 1.21.
 		if v := pass.TypesInfo.FileVersions[file]; v != "" && version.Compare(v, "go1.21") < 0 {
 			return none, false

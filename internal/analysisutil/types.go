@@ -3,6 +3,7 @@ package analysisutil
 import (
 	"go/ast"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/types/typeutil"
 )
@@ -121,6 +122,19 @@ func Imports(pkg *types.Package, path string) bool {
 // Reaches reports whether pkg imports path directly or through its
 // dependencies.
 func Reaches(pkg *types.Package, path string) bool {
+	return reaches(pkg, func(p string) bool { return p == path })
+}
+
+// ReachesModule reports whether pkg, or a package it imports directly or
+// through its dependencies, is in the module whose path is mod: the build
+// already resolves that module, so a fix may import another of its
+// packages.
+func ReachesModule(pkg *types.Package, mod string) bool {
+	in := func(p string) bool { return p == mod || strings.HasPrefix(p, mod+"/") }
+	return in(pkg.Path()) || reaches(pkg, in)
+}
+
+func reaches(pkg *types.Package, match func(string) bool) bool {
 	seen := make(map[*types.Package]bool)
 	var visit func(p *types.Package) bool
 	visit = func(p *types.Package) bool {
@@ -129,7 +143,7 @@ func Reaches(pkg *types.Package, path string) bool {
 		}
 		seen[p] = true
 		for _, imp := range p.Imports() {
-			if imp.Path() == path || visit(imp) {
+			if match(imp.Path()) || visit(imp) {
 				return true
 			}
 		}

@@ -1,0 +1,4 @@
+package fix
+
+// The package already depends on the runtime module: rt fixes compile.
+import _ "github.com/cancelcheck/cancelcheck/rt/scope"
