@@ -120,6 +120,7 @@ func (f *function) checkDoubleUnlock(b *cfg.Block, i int, n ast.Node, call *ast.
 		}
 	}
 	w := &walker{
+		stable:       f.stableConds(),
 		info:         info,
 		start:        b,
 		index:        i,

@@ -54,6 +54,7 @@ func (l *lease) what() string {
 func (l *lease) successReturns() bool {
 	info := l.f.info()
 	w := &walker{
+		stable:     l.f.stableConds(),
 		info:       info,
 		start:      l.block,
 		index:      l.index,
@@ -110,10 +111,11 @@ func (l *lease) check() {
 		}
 	}
 	w := &walker{
-		info:  info,
-		start: l.block,
-		index: l.index,
-		acq:   l.stmt,
+		stable: f.stableConds(),
+		info:   info,
+		start:  l.block,
+		index:  l.index,
+		acq:    l.stmt,
 		disposes: func(n ast.Node) bool {
 			if ret, ok := n.(*ast.ReturnStmt); ok && len(ret.Results) == 0 && namedResult {
 				return true

@@ -244,10 +244,11 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 	}
 search:
 	w := &walker{
-		info:  info,
-		start: b,
-		index: i,
-		acq:   n,
+		stable: f.stableConds(),
+		info:   info,
+		start:  b,
+		index:  i,
+		acq:    n,
 		disposes: func(x ast.Node) bool {
 			// Reassigning the owner (y = y.next) makes the name denote
 			// another lock: stop following this one.

@@ -1,6 +1,7 @@
 package leaseleak
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -40,6 +41,11 @@ type walker struct {
 	hit func(ast.Node) bool
 	// quietReturns makes returns end a path without being recorded.
 	quietReturns bool
+	// stable, when set, numbers the conditions whose variables never change
+	// in the function (at most 16 of them; -1 for others): once a path
+	// has taken a branch on one, a later test of it goes the same way
+	// (if recovering { mu.Lock() } ... if recovering { mu.Unlock() }).
+	stable func(ast.Expr) int
 }
 
 // outcome is what the search found.
@@ -54,6 +60,9 @@ type visit struct {
 	b       *cfg.Block
 	errLive bool
 	failed  bool
+	// known and truth record, bit i for stable condition i, whether the
+	// path has decided it and which way.
+	known, truth uint16
 }
 
 func (w *walker) search() *outcome {
@@ -64,7 +73,7 @@ func (w *walker) search() *outcome {
 		visit
 		from int
 	}
-	stack := []item{{visit{w.start, true, false}, w.index + 1}}
+	stack := []item{{visit{w.start, true, false, 0, 0}, w.index + 1}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -120,10 +129,26 @@ func (w *walker) search() *outcome {
 			}
 		}
 		for i, s := range it.b.Succs {
-			v := visit{s, errLive, failed}
+			v := visit{s, errLive, failed, it.known, it.truth}
 			if cond != nil {
 				if want, ok := w.consistent[types.ExprString(cond)]; ok && want != (i == 0) {
 					continue
+				}
+				if w.stable != nil {
+					base, neg := stripNot(cond)
+					if k := w.stable(base); k >= 0 {
+						bit := uint16(1) << k
+						val := (i == 0) != neg // the value of base on this branch
+						if v.known&bit != 0 && (v.truth&bit != 0) != val {
+							continue // decided the other way earlier on this path
+						}
+						v.known |= bit
+						if val {
+							v.truth |= bit
+						} else {
+							v.truth &^= bit
+						}
+					}
 				}
 			}
 			if cond != nil && !failed {
@@ -228,6 +253,52 @@ func impliesFailed(info *types.Info, cond ast.Expr, truth bool, errObj types.Obj
 		}
 	}
 	return false
+}
+
+// stripNot returns cond without its leading negations, and whether there
+// was an odd number of them.
+func stripNot(cond ast.Expr) (ast.Expr, bool) {
+	neg := false
+	for {
+		u, ok := ast.Unparen(cond).(*ast.UnaryExpr)
+		if !ok || u.Op != token.NOT {
+			return ast.Unparen(cond), neg
+		}
+		cond, neg = u.X, !neg
+	}
+}
+
+// stableConds returns the numbering of the function's stable conditions
+// for walker.stable, computed on first use: conditions that read only
+// variables the function never assigns, by source, up to 16 of them.
+func (f *function) stableConds() func(ast.Expr) int {
+	index := map[string]int{}
+	judged := map[string]bool{}
+	return func(cond ast.Expr) int {
+		// The same text over the same variables: a shadowing err in an
+		// inner scope is another condition.
+		key := types.ExprString(cond)
+		ast.Inspect(cond, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if obj := f.info().Uses[id]; obj != nil {
+					key += fmt.Sprintf("|%d", obj.Pos())
+				}
+			}
+			return true
+		})
+		if i, ok := index[key]; ok {
+			return i
+		}
+		if judged[key] {
+			return -1
+		}
+		judged[key] = true
+		if len(index) >= 16 || !f.stable(cond) {
+			return -1
+		}
+		index[key] = len(index)
+		return index[key]
+	}
 }
 
 // consistentConds returns the conditions of the if statements around the

@@ -489,3 +489,42 @@ func (d *dispatcher) lookupLeak(key int, cache map[int]int) int {
 	}
 	return v
 }
+
+// Near-miss: the Lock and the Unlock sit under the same parameter, which
+// never changes: a path that skipped one skips the other.
+func applyOps(mu *sync.Mutex, recovering bool, ops []int) {
+	for _, op := range ops {
+		switch op {
+		case 1:
+			mu.Lock()
+			mu.Unlock()
+		case 2:
+			if recovering {
+				mu.Lock()
+			}
+			if recovering {
+				mu.Unlock()
+			}
+		}
+	}
+}
+
+// The flag changes between the two tests: the second Unlock may run
+// without the Lock.
+func applyOpsChanged(mu *sync.Mutex, recovering bool, ops []int) {
+	for _, op := range ops {
+		switch op {
+		case 1:
+			mu.Lock()
+			mu.Unlock()
+		case 2:
+			if recovering {
+				mu.Lock() // want `mu is locked here but the mutex is not unlocked on the path through the return`
+			}
+			recovering = op > 1
+			if recovering {
+				mu.Unlock() // want `mu is unlocked here although it was already unlocked on the way`
+			}
+		}
+	}
+}
