@@ -133,7 +133,7 @@ func (l *lease) check() {
 			return l.kind().NextCloses && isNextCall(info, cond, l.objs, truth)
 		},
 		tagCases:   f.tagCases(),
-		consistent: l.deadlineConds(f.consistentConds(l.stmt)),
+		consistent: l.deadlineConds(f.holdFlags(l.stmt, f.consistentConds(l.stmt))),
 		// Overwriting the only variable that holds the lease loses it.
 		hit: func(n ast.Node) bool {
 			return len(l.objs) == 1 && assigns(info, n, l.obj) && !l.stillHeld(n)

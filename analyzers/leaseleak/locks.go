@@ -303,8 +303,10 @@ search:
 }
 
 // holdFlags adds to conds the local bools set to true right after the
-// Lock statement n (before anything branches): `mu.Lock(); held = true`
-// records the hold, and a later `if held { mu.Unlock() }` is taken.
+// acquiring statement n (before anything branches, but for error checks
+// that return): `mu.Lock(); held = true` records the hold, `fd, err =
+// os.Open(p); if err != nil { return err }; didOpen = true` the opening, and
+// a later `if held { mu.Unlock() }` is taken.
 func (f *function) holdFlags(n ast.Node, conds map[string]bool) map[string]bool {
 	c, ok := f.cur.FindNode(n)
 	if !ok {
@@ -313,8 +315,17 @@ func (f *function) holdFlags(n ast.Node, conds map[string]bool) map[string]bool 
 	for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
 		as, isAssign := sib.Node().(*ast.AssignStmt)
 		if !isAssign {
-			if _, isExpr := sib.Node().(*ast.ExprStmt); isExpr {
+			switch st := sib.Node().(type) {
+			case *ast.ExprStmt:
 				continue
+			case *ast.IfStmt:
+				// if err != nil { return err }: the failure leaves, and
+				// the flag set after it records the acquisition.
+				if st.Else == nil && len(st.Body.List) > 0 {
+					if _, ret := st.Body.List[len(st.Body.List)-1].(*ast.ReturnStmt); ret {
+						continue
+					}
+				}
 			}
 			break // a branch, a return, a declaration: stop looking
 		}
