@@ -330,11 +330,13 @@ func (f *function) consistentConds(node ast.Node) map[string]bool {
 }
 
 // stable reports whether cond calls nothing and reads only local variables
-// or parameters that the function never assigns after their declaration.
+// or parameters that the function never assigns after their declaration,
+// and fields of them that it never assigns (a call in between could; the
+// analysis assumes it does not, the quiet side).
 func (f *function) stable(cond ast.Expr) bool {
 	info := f.info()
 	ok := true
-	var vars []types.Object
+	var vars, fields []types.Object
 	ast.Inspect(cond, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr, *ast.UnaryExpr:
@@ -343,7 +345,15 @@ func (f *function) stable(cond ast.Expr) bool {
 			}
 			ok = false
 		case *ast.SelectorExpr:
-			ok = false // fields may change
+			// A field of a stable variable that the function never
+			// assigns (sub.client != nil): stable too.
+			sel, isSel := info.Selections[n]
+			if !isSel || sel.Kind() != types.FieldVal {
+				ok = false
+				return false
+			}
+			fields = append(fields, sel.Obj())
+			return true
 		case *ast.Ident:
 			if v, isVar := info.Uses[n].(*types.Var); isVar {
 				vars = append(vars, v)
@@ -363,6 +373,9 @@ func (f *function) stable(cond ast.Expr) bool {
 				if id, isID := e.(*ast.Ident); isID && (n.Tok != token.DEFINE || info.Defs[id] == nil) {
 					lhs = append(lhs, id)
 				}
+				if sel, isSel := ast.Unparen(e).(*ast.SelectorExpr); isSel {
+					lhs = append(lhs, sel)
+				}
 			}
 		case *ast.IncDecStmt:
 			lhs = []ast.Expr{n.X}
@@ -379,6 +392,9 @@ func (f *function) stable(cond ast.Expr) bool {
 		}
 		for _, e := range lhs {
 			if id, isID := e.(*ast.Ident); isID && slices.Contains(vars, info.Uses[id]) {
+				return false
+			}
+			if sel, isSel := ast.Unparen(e).(*ast.SelectorExpr); isSel && slices.Contains(fields, info.ObjectOf(sel.Sel)) {
 				return false
 			}
 		}

@@ -528,3 +528,33 @@ func applyOpsChanged(mu *sync.Mutex, recovering bool, ops []int) {
 		}
 	}
 }
+
+type sub struct {
+	mu     sync.Mutex
+	client *int
+}
+
+// Near-miss: both under a field the function never assigns.
+func (s *sub) deliver(msgs []int) {
+	for range msgs {
+		if s.client != nil {
+			s.mu.Lock()
+		}
+		if s.client != nil {
+			s.mu.Unlock()
+		}
+	}
+}
+
+// The field is assigned between the tests.
+func (s *sub) deliverReset(msgs []int, c *int) {
+	for range msgs {
+		if s.client != nil {
+			s.mu.Lock() // want `s.mu is locked here but the mutex is not unlocked`
+		}
+		s.client = c
+		if s.client != nil {
+			s.mu.Unlock()
+		}
+	}
+}
