@@ -94,7 +94,9 @@
 // watchers (`go srv.Serve(l)` of a type with Shutdown, `go func() {
 // <-ctx.Done(); cleanup() }()`, signal handlers, background loops);
 // fire-and-forget goroutines that touch no owner state outside loops;
-// goroutines in main and init; writes to owner variables in tests, which
+// goroutines in main and init; goroutines on a context the owner detached
+// on every path to the start (`ctx = context.WithoutCancel(ctx)`, a
+// context derived from Background, or WithoutCancel in the go statement); writes to owner variables in tests, which
 // synchronise in ways the analysis cannot see (synctest, gates);
 // goroutines using a context whose cancel function the owner stores in a
 // map element or a field of something it does not declare itself

@@ -392,7 +392,7 @@ func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bo
 					add(UseRequest, obj, id.Pos())
 				}
 			case o.ctxs[obj]:
-				if !a.watchOnly(c) && !o.canceled[obj] && !o.stored[obj] {
+				if !a.watchOnly(c) && !o.canceled[obj] && !o.stored[obj] && !a.detachedBefore(o, g, obj) && !a.inWithoutCancel(c) {
 					add(UseContext, obj, id.Pos())
 				}
 			case g.Lit != nil && a.isWrite(c) && a.declaredIn(obj, o.fn) && a.readAfter(o, g, obj):
@@ -645,4 +645,65 @@ func deref(t types.Type) types.Type {
 		return p.Elem()
 	}
 	return t
+}
+
+// detachedBefore reports whether every path from the owner's entry to g's
+// start passes an assignment of a detached context to obj (`ctx =
+// context.WithoutCancel(ctx)`, `ctx = context.Background()`): the
+// goroutine runs on a context the owner detached on purpose.
+func (a *analysis) detachedBefore(o *owner, g *Goroutine, obj types.Object) bool {
+	var detaching []ast.Node
+	inspectNode(o.fn.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok {
+			return true
+		}
+		for i, l := range as.Lhs {
+			id, ok := ast.Unparen(l).(*ast.Ident)
+			if !ok || a.info.ObjectOf(id) != obj {
+				continue
+			}
+			var rhs ast.Expr
+			switch {
+			case len(as.Lhs) == len(as.Rhs):
+				rhs = as.Rhs[i]
+			case len(as.Rhs) == 1 && i == 0:
+				// ctx, cancel := context.WithCancel(context.Background())
+				if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok && len(call.Args) > 0 {
+					if fn := analysisutil.Callee(a.info, call); fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "context" {
+						rhs = call.Args[0]
+					}
+				}
+			}
+			if rhs != nil && a.flow.Detached(rhs) {
+				detaching = append(detaching, as)
+			}
+		}
+		return true
+	})
+	if len(detaching) == 0 {
+		return false
+	}
+	start, ok := o.graph.Locate(g.Start)
+	if !ok {
+		return false
+	}
+	isStart := func(n ast.Node) bool { return n == start.Node() }
+	isDetach := func(n ast.Node) bool {
+		for _, d := range detaching {
+			if n == d {
+				return true
+			}
+		}
+		return false
+	}
+	_, reached := o.graph.Reaches(o.graph.Entry(), isStart, isDetach)
+	return !reached
+}
+
+// inWithoutCancel reports whether the identifier at c is the argument of
+// context.WithoutCancel: the goroutine is given a detached context.
+func (a *analysis) inWithoutCancel(c inspector.Cursor) bool {
+	call, ok := c.Parent().Node().(*ast.CallExpr)
+	return ok && analysisutil.IsCallToFunc(a.info, call, "context", "WithoutCancel")
 }

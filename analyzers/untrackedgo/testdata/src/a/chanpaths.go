@@ -77,3 +77,31 @@ func closeAll(conns []string, closeOne func(string, chan struct{}), timeout <-ch
 		}
 	}
 }
+
+func refresh(ctx context.Context) error { return ctx.Err() }
+
+// Near-miss: the owner detaches the context before starting the work.
+func refreshOnRead(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		_ = refresh(ctx)
+	}()
+}
+
+// Near-miss: detached inline.
+func refreshInline(ctx context.Context) {
+	go func(c context.Context) {
+		_ = refresh(c)
+	}(context.WithoutCancel(ctx))
+}
+
+// The detach happens on one path only: the other starts the goroutine on
+// the caller's context.
+func refreshSome(ctx context.Context, detach bool) {
+	if detach {
+		ctx = context.WithoutCancel(ctx)
+	}
+	go func() { // want `goroutine uses the context ctx of refreshSome`
+		_ = refresh(ctx)
+	}()
+}
