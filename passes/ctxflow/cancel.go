@@ -29,7 +29,11 @@ func (r *Result) detachedCall(call *ast.CallExpr) bool {
 	for _, arg := range call.Args {
 		t := r.info.TypeOf(arg)
 		if analysisutil.IsHTTPRequest(t) {
-			return false
+			if !r.detachedRequest(arg, 0) {
+				return false
+			}
+			n++
+			continue
 		}
 		if analysisutil.IsContext(t) {
 			if !r.Detached(arg) {
@@ -389,4 +393,44 @@ func derefType(t types.Type) types.Type {
 		return p.Elem()
 	}
 	return t
+}
+
+// detachedRequest reports whether the request e carries a detached
+// context: it is built by http.NewRequest or httptest.NewRequest (whose
+// context is Background), by http.NewRequestWithContext with a detached
+// context, or by req.WithContext or req.Clone with one; or it is a local
+// variable only ever assigned such requests. A request given to the
+// function (a handler's, a parameter) is not detached.
+func (r *Result) detachedRequest(e ast.Expr, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		fn := analysisutil.Callee(r.info, e)
+		switch {
+		case analysisutil.IsFunc(fn, "net/http", "NewRequest"), analysisutil.IsFunc(fn, "net/http/httptest", "NewRequest"):
+			return true
+		case analysisutil.IsFunc(fn, "net/http", "NewRequestWithContext"):
+			return len(e.Args) > 0 && r.Detached(e.Args[0])
+		case analysisutil.IsMethod(fn, "net/http", "Request", "WithContext"), analysisutil.IsMethod(fn, "net/http", "Request", "Clone"):
+			return len(e.Args) > 0 && r.Detached(e.Args[0])
+		}
+	case *ast.Ident:
+		v, ok := r.info.ObjectOf(e).(*types.Var)
+		if !ok {
+			return false
+		}
+		list := r.reqAssigns[v]
+		if len(list) == 0 {
+			return false // a parameter, or a value the analysis did not see
+		}
+		for _, val := range list {
+			if val == nil || !r.detachedRequest(val, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

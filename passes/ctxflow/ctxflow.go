@@ -104,6 +104,10 @@ type Result struct {
 	// groupAssigns lists the constructor calls assigned to local group
 	// variables (*errgroup.Group, *scope.Scope); nil for any other value.
 	groupAssigns map[types.Object][]*ast.CallExpr
+	// reqAssigns lists the values assigned to local *http.Request
+	// variables (the call, for a tuple assignment); nil for a value it
+	// cannot see (a parameter's, a zero value).
+	reqAssigns map[types.Object][]ast.Expr
 }
 
 // assign is one assignment to an error variable.
@@ -159,6 +163,7 @@ func run(pass *analysis.Pass) (any, error) {
 		cmdAssigns: make(map[types.Object][]ast.Expr),
 
 		groupAssigns: make(map[types.Object][]*ast.CallExpr),
+		reqAssigns:   make(map[types.Object][]ast.Expr),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
@@ -363,6 +368,17 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 				ctor, _ = ast.Unparen(rhs[0]).(*ast.CallExpr)
 			}
 			r.groupAssigns[v] = append(r.groupAssigns[v], ctor)
+			continue
+		}
+		if ok && analysisutil.IsHTTPRequest(v.Type()) {
+			var val ast.Expr
+			switch {
+			case tuple && i == 0:
+				val = rhs[0]
+			case !tuple && i < len(rhs):
+				val = rhs[i]
+			}
+			r.reqAssigns[v] = append(r.reqAssigns[v], val)
 			continue
 		}
 		if ok && analysisutil.IsContext(v.Type()) {

@@ -25,7 +25,8 @@
 //
 // A call does not carry cancellation when every context it is given is
 // detached (context.Background(), TODO(), WithoutCancel, or a local
-// variable only assigned those), when it is a method of an *exec.Cmd built
+// variable only assigned those; a request built by http.NewRequest, or with
+// a detached context, or a local only assigned such requests), when it is a method of an *exec.Cmd built
 // by exec.Command, when its callee is a log handler (it takes a
 // slog.Record), or when its callee has the NoCancel fact.
 //

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"store"
 )
@@ -64,4 +65,29 @@ func Drain(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Fetch builds its request without a context (http.NewRequest's is
+// Background): its error cannot carry a caller's cancellation.
+func Fetch(c *http.Client, url string) error {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// Forward hands on a request it was given: its context is the caller's,
+// and Forward is context-bound at its call sites (it takes the request),
+// so it needs no fact.
+func Forward(c *http.Client, req *http.Request) error {
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
 }
