@@ -42,7 +42,7 @@ type walker struct {
 	// quietReturns makes returns end a path without being recorded.
 	quietReturns bool
 	// stable, when set, numbers the conditions whose variables never change
-	// in the function (at most 16 of them; -1 for others): once a path
+	// in the function (at most maxStable of them; -1 for others): once a path
 	// has taken a branch on one, a later test of it goes the same way
 	// (if recovering { mu.Lock() } ... if recovering { mu.Unlock() }).
 	stable func(ast.Expr) int
@@ -268,9 +268,14 @@ func stripNot(cond ast.Expr) (ast.Expr, bool) {
 	}
 }
 
+// maxStable bounds the stable conditions a search tracks: each multiplies
+// the states of a block by up to three (undecided, true, false).
+const maxStable = 4
+
 // stableConds returns the numbering of the function's stable conditions
 // for walker.stable, computed on first use: conditions that read only
-// variables the function never assigns, by source, up to 16 of them.
+// variables the function never assigns, by source, up to maxStable of
+// them.
 func (f *function) stableConds() func(ast.Expr) int {
 	index := map[string]int{}
 	judged := map[string]bool{}
@@ -293,7 +298,7 @@ func (f *function) stableConds() func(ast.Expr) int {
 			return -1
 		}
 		judged[key] = true
-		if len(index) >= 16 || !f.stable(cond) {
+		if len(index) >= maxStable || !f.stable(cond) {
 			return -1
 		}
 		index[key] = len(index)
