@@ -111,8 +111,9 @@
 // are loop-carried (declared outside the loop and assigned inside it: a
 // walk over pages or versions, not a retry) (swallowcancel's business);
 // calls on a root context (context.Background(): detachedctx's business); loops
-// whose only context is a local context.Background() or TODO() (it never
-// ends); functions with no context in reach and no bound call; and _test.go
+// whose only context is a local context.Background() or TODO(), or a
+// local WithCancel of one whose cancel function only a defer calls (it
+// never ends while the loop runs); functions with no context in reach and no bound call; and _test.go
 // files (set include_tests to check them). A test that decides whether the
 // bound call runs (`if blocked { if err := wait(ctx); err != nil { return
 // err } }`) does not count as a guard of its failure.

@@ -630,6 +630,9 @@ func (st *state) canEnd(l *loop, obj types.Object) bool {
 			if len(rhs) == len(lhs) {
 				val = rhs[i]
 			}
+			if i == 0 && len(lhs) == 2 && len(rhs) == 1 && st.cancelOnlyDeferred(val, lhs[1], l.f) {
+				continue // ctx, cancel := context.WithCancel(root); defer cancel(): it ends with the function
+			}
 			if !st.rootContext(val) {
 				return true
 			}
@@ -1007,4 +1010,35 @@ func beforeExit(c inspector.Cursor) bool {
 		}
 		return false
 	}
+}
+
+// cancelOnlyDeferred reports whether val is context.WithCancel (or
+// WithCancelCause) of a root context and its cancel function, cancel, is
+// called only by defer statements of f: nothing can end the context while
+// f runs, so a loop in f cannot see it end.
+func (st *state) cancelOnlyDeferred(val ast.Expr, cancel *ast.Ident, f *ctxflow.Func) bool {
+	call, ok := ast.Unparen(val).(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 || cancel == nil || cancel.Name == "_" ||
+		!analysisutil.IsCallToFunc(st.info, call, "context", "WithCancel", "WithCancelCause") || !st.rootContext(call.Args[0]) {
+		return false
+	}
+	obj := st.info.ObjectOf(cancel)
+	only := true
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		if !only {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.DeferStmt:
+			if id, ok := ast.Unparen(n.Call.Fun).(*ast.Ident); ok && st.info.Uses[id] == obj {
+				return false
+			}
+		case *ast.Ident:
+			if st.info.Uses[n] == obj {
+				only = false // called, stored or handed on elsewhere
+			}
+		}
+		return true
+	})
+	return only
 }

@@ -254,3 +254,28 @@ func addMapping(ctx context.Context, lease int) error {
 	}
 	return err
 }
+
+// Near-miss: the loop's context is a local one that only the deferred
+// cancel ends, after the loop: it cannot end while the loop runs.
+func sendLocal(c client, msg string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		if err := c.Send(ctx, msg); err == nil {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// The cancel is handed to another goroutine: the context can end mid-loop.
+func sendLocalShared(c client, msg string, stop chan<- func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop <- cancel
+	for i := 0; i < 3; i++ {
+		if err := c.Send(ctx, msg); err == nil {
+			return
+		}
+		time.Sleep(time.Second) // want `time.Sleep ignores ctx`
+	}
+}
