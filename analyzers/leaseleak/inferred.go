@@ -31,6 +31,7 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 	if sig.Results().Len() != len(lhs) || f.wrapsMemory(call) {
 		return nil
 	}
+	wrapsResource := f.wrapsResource(call)
 	for idx, e := range lhs {
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		if !ok || id.Name == "_" {
@@ -38,6 +39,13 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 		}
 		v, ok := f.info().ObjectOf(id).(*types.Var)
 		if !ok || v.Pos() < f.ftype.Pos() || v.Pos() >= f.body.End() || analysisutil.IsError(v.Type()) {
+			continue
+		}
+		if isStream(v.Type()) && !wrapsResource {
+			// An encoder, a chunked or compressing writer, a pipe of a
+			// command: its Close finishes a stream something else owns.
+			// It is a lease only when it takes over a connection or a file
+			// (tls.Client(conn), gzip.NewWriter(f)).
 			continue
 		}
 		for _, rv := range inferredVerbs {
@@ -69,6 +77,31 @@ func (f *function) wrapsMemory(call *ast.CallExpr) bool {
 		}
 		if analysisutil.IsNamed(t, "bytes", "Buffer") || analysisutil.IsNamed(t, "bytes", "Reader") ||
 			analysisutil.IsNamed(t, "strings", "Builder") || analysisutil.IsNamed(t, "strings", "Reader") {
+			return true
+		}
+	}
+	return false
+}
+
+// isStream reports whether t reads or writes a byte stream (io.Reader or
+// io.Writer).
+func isStream(t types.Type) bool {
+	return hasMethod(t, "Read") || hasMethod(t, "Write")
+}
+
+func hasMethod(t types.Type, name string) bool {
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
+	_, ok := obj.(*types.Func)
+	return ok
+}
+
+// wrapsResource reports whether call is given a connection or a file (a
+// value with Close and either SetDeadline or Fd): the value it makes takes
+// that resource over.
+func (f *function) wrapsResource(call *ast.CallExpr) bool {
+	for _, arg := range call.Args {
+		t := f.info().TypeOf(arg)
+		if t != nil && hasMethod(t, "Close") && (hasMethod(t, "SetDeadline") || hasMethod(t, "Fd")) {
 			return true
 		}
 	}
