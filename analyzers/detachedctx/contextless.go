@@ -52,6 +52,11 @@ func (st *state) checkContextless(cfg Config, cur inspector.Cursor, call *ast.Ca
 	if f.Obj != nil && f.Obj.Name() == variant {
 		return analysis.Diagnostic{}, false // the context form calling its compatibility twin
 	}
+	if st.recontexted(cur, call) {
+		// req, _ := http.NewRequest(...); req = req.WithContext(ctx): the
+		// context is attached before the value does its work.
+		return analysis.Diagnostic{}, false
+	}
 	if st.resultKept(cur, call) {
 		// c.cmd = exec.Command(...): the value belongs to a longer-lived
 		// owner (a subprocess the object manages), not to this call.
@@ -253,4 +258,50 @@ func isObject(t types.Type) bool {
 	}
 	n, ok := types.Unalias(p.Elem()).(*types.Named)
 	return ok && types.NewMethodSet(p).Len() > 0 && n.Obj() != nil
+}
+
+// recontexted reports whether the value call makes is assigned to a local
+// that the function later gives a context through one of its methods (a
+// method taking a context and returning the value's type: req.WithContext,
+// req.Clone).
+func (st *state) recontexted(cur inspector.Cursor, call *ast.CallExpr) bool {
+	info := st.pass.TypesInfo
+	as, ok := cur.Parent().Node().(*ast.AssignStmt)
+	if !ok || len(as.Rhs) != 1 || len(as.Lhs) == 0 {
+		return false
+	}
+	id := identOf(as.Lhs[0])
+	if id == nil {
+		return false
+	}
+	v, ok := info.ObjectOf(id).(*types.Var)
+	if !ok {
+		return false
+	}
+	f := st.res.Enclosing(cur)
+	if f == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if found || !ok {
+			return !found
+		}
+		sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+		if !ok || identOf(sel.X) == nil || info.Uses[identOf(sel.X)] != v {
+			return true
+		}
+		takesCtx := false
+		for _, arg := range c.Args {
+			if analysisutil.IsContext(info.TypeOf(arg)) {
+				takesCtx = true
+			}
+		}
+		if takesCtx && types.Identical(info.TypeOf(c), v.Type()) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

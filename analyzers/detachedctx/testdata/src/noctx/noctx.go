@@ -120,3 +120,13 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	s.defaults = d
 	return nil
 }
+
+// Near-miss: the request is given the context before it is sent.
+func buildLate(ctx context.Context, c *http.Client, url string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	return c.Do(req)
+}
