@@ -12,7 +12,9 @@
 // errors that may carry cancellation (ctxflow's MayCarryCancel):
 //
 //   - fmt.Errorf formatting one with %v, %s or %q (or its err.Error()) when
-//     the result is returned, stored, sent or passed on;
+//     the result is returned, stored, sent or passed on (one finding per
+//     function: the first, with the function's other such calls as related
+//     places and one fix for all of them);
 //   - errors.New(err.Error()), fmt.Errorf(err.Error()),
 //     errors.New("op: " + err.Error()) and errors.New(fmt.Sprintf("op: %v", err));
 //   - a new error or sentinel returned from `case <-ctx.Done():` or after

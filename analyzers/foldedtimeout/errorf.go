@@ -157,7 +157,7 @@ func (s *state) checkErrorf(cur inspector.Cursor, call *ast.CallExpr) {
 			d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Wrap the error with %w", TextEdits: edits}}
 		}
 	}
-	s.rep.Report(d)
+	s.fold(cur, d)
 }
 
 // checkStringified reports errors.New(err.Error()), fmt.Errorf(err.Error())

@@ -2,6 +2,7 @@ package foldedtimeout
 
 import (
 	_ "embed"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -54,6 +55,11 @@ type state struct {
 	// marks local types already reported (one finding per type).
 	opaque   map[*types.TypeName]*NoUnwrap
 	reported map[*types.TypeName]bool
+	// folds groups the fmt.Errorf findings of each function, reported as
+	// one finding per function when the run ends (one pattern, one
+	// finding), in source order.
+	folds     map[*ctxflow.Func][]analysis.Diagnostic
+	foldOrder []*ctxflow.Func
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -65,6 +71,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		info:     pass.TypesInfo,
 		opaque:   make(map[*types.TypeName]*NoUnwrap),
 		reported: make(map[*types.TypeName]bool),
+		folds:    make(map[*ctxflow.Func][]analysis.Diagnostic),
 	}
 	// Facts are exported whether or not the package uses contexts: a
 	// dependent package may store cancellation in these types.
@@ -98,8 +105,51 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			s.checkCancelIf(cur, n)
 		}
 	}
+	s.flushFolds()
 	s.rep.Finish()
 	return nil, nil
+}
+
+// fold records an fmt.Errorf finding of the function at cur.
+func (s *state) fold(cur inspector.Cursor, d analysis.Diagnostic) {
+	f := s.res.Enclosing(cur)
+	if f == nil {
+		s.rep.Report(d)
+		return
+	}
+	if _, ok := s.folds[f]; !ok {
+		s.foldOrder = append(s.foldOrder, f)
+	}
+	s.folds[f] = append(s.folds[f], d)
+}
+
+// flushFolds reports the fmt.Errorf findings, one per function: the first,
+// with the others as related places and their fixes merged into its fix.
+func (s *state) flushFolds() {
+	for _, f := range s.foldOrder {
+		ds := s.folds[f]
+		d := ds[0]
+		if len(ds) > 1 {
+			d.Message += fmt.Sprintf(" (and %d more in %s)", len(ds)-1, f.Name())
+			var edits []analysis.TextEdit
+			all := len(d.SuggestedFixes) == 1
+			if all {
+				edits = append(edits, d.SuggestedFixes[0].TextEdits...)
+			}
+			for _, o := range ds[1:] {
+				d.Related = append(d.Related, analysis.RelatedInformation{Pos: o.Pos, End: o.End, Message: "formatted the same way here"})
+				if len(o.SuggestedFixes) == 1 {
+					edits = append(edits, o.SuggestedFixes[0].TextEdits...)
+				} else {
+					all = false
+				}
+			}
+			if all {
+				d.SuggestedFixes = []analysis.SuggestedFix{{Message: d.SuggestedFixes[0].Message + " at each place", TextEdits: edits}}
+			}
+		}
+		s.rep.Report(d)
+	}
 }
 
 // atLeast reports whether the file holding pos is compiled with Go at

@@ -99,3 +99,14 @@ func status(ctx context.Context, k string) error {
 	}
 	return nil
 }
+
+// Two formattings in one function: one finding, the other a related place.
+func twice(ctx context.Context, a, b string) error {
+	if _, err := get(ctx, a); err != nil {
+		return fmt.Errorf("get %s: %v", a, err) // want `fmt.Errorf formats err with %v.* \(and 1 more in twice\)`
+	}
+	if _, err := get(ctx, b); err != nil {
+		return fmt.Errorf("get %s: %v", b, err)
+	}
+	return nil
+}

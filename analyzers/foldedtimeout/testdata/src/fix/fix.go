@@ -122,3 +122,13 @@ func (a *aborter) wait(ctx context.Context, done <-chan struct{}) {
 		a.abort(errors.New("context done")) // want `passed to a.abort, replaces ctx's end with a new error`
 	}
 }
+
+func twiceFix(ctx context.Context, a, b string) error {
+	if err := store.Put(ctx, a, "v"); err != nil {
+		return fmt.Errorf("step %s: %v", a, err) // want `and 1 more in twiceFix`
+	}
+	if err := store.Put(ctx, b, "v"); err != nil {
+		return fmt.Errorf("step %s: %v", b, err)
+	}
+	return nil
+}
