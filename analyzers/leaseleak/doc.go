@@ -13,7 +13,8 @@
 // unreferenced timer is collected; a file of unknown version, built in
 // GOPATH mode, gets the old behaviour); a semaphore.Weighted weight; a
 // sync.Mutex or RWMutex lock; *sql.Rows, *sql.Stmt, *sql.Conn and *sql.Tx
-// (Commit or Rollback); the Body of an *http.Response (from http.Get,
+// (Commit or Rollback; rows and statements of a transaction are closed by
+// its Commit or Rollback and are not leases of their own); the Body of an *http.Response (from http.Get,
 // Client.Do, RoundTrip, ...); net.Conn, net.Listener, tls connections and
 // *os.File; the stop function of signal.NotifyContext; an httptest.Server;
 // an OpenTelemetry span (End); an rt/lease Lease; and the types named in the

@@ -146,3 +146,25 @@ func shadowOK(ctx context.Context, db *sql.DB) error {
 	}
 	return rows.Close()
 }
+
+// Near-miss: a statement prepared on a transaction is closed by its Commit
+// or Rollback, which the caller that began it makes.
+func migrate(ctx context.Context, tx *sql.Tx, ids []int) error {
+	stmt, err := tx.PrepareContext(ctx, "UPDATE t SET x = 1 WHERE id = ?")
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, err := stmt.ExecContext(ctx, id); err != nil {
+			return err
+		}
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM t")
+	if err != nil {
+		return err
+	}
+	if rows.Next() {
+		return errors.New("left over")
+	}
+	return nil
+}
