@@ -202,7 +202,7 @@ func (st *state) resultKept(cur inspector.Cursor, call *ast.CallExpr) bool {
 			if !ok || analysisutil.IsError(v.Type()) || !isObject(v.Type()) {
 				continue // data the call computed: its work is done
 			}
-			if v.Parent() == v.Pkg().Scope() || st.storedInField(v, cur) {
+			if v.Parent() == v.Pkg().Scope() || st.varStored(v, cur, false) {
 				return true
 			}
 		}
@@ -210,36 +210,6 @@ func (st *state) resultKept(cur inspector.Cursor, call *ast.CallExpr) bool {
 	return false
 }
 
-// storedInField reports whether the local v is stored in a field, an
-// element or a composite literal in its function (returning it hands it to
-// a caller that has a context of its own, and does not count).
-func (st *state) storedInField(v *types.Var, cur inspector.Cursor) bool {
-	var fn inspector.Cursor
-	found := false
-	for c := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
-		fn, found = c, true
-		break
-	}
-	if !found {
-		return false
-	}
-	for c := range fn.Preorder((*ast.Ident)(nil)) {
-		if st.pass.TypesInfo.Uses[c.Node().(*ast.Ident)] != v {
-			continue
-		}
-		switch p := c.Parent().Node().(type) {
-		case *ast.CompositeLit, *ast.KeyValueExpr:
-			return true
-		case *ast.AssignStmt:
-			for i, r := range p.Rhs {
-				if r == c.Node() && i < len(p.Lhs) && identOf(p.Lhs[i]) == nil {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
 
 // isObject reports whether t is an object with behaviour of its own (a
 // pointer to a named type with methods, or an interface): a subprocess, a

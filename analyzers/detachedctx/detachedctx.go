@@ -490,7 +490,7 @@ func (st *state) storedResult(call *ast.CallExpr) bool {
 				return true
 			}
 			// c := NewClient(context.Background()); s.client = c
-			if strings.HasPrefix(calleeName(info, call), "New") && st.varStored(v, cur) {
+			if strings.HasPrefix(calleeName(info, call), "New") && st.varStored(v, cur, true) {
 				return true
 			}
 		}
@@ -500,8 +500,9 @@ func (st *state) storedResult(call *ast.CallExpr) bool {
 
 // varStored reports whether the local variable v is stored for a
 // long-lived owner somewhere in the function around cur: assigned to a
-// field or package-level variable, put in a composite literal, or returned.
-func (st *state) varStored(v *types.Var, cur inspector.Cursor) bool {
+// field or package-level variable, put in a composite literal, or (when
+// returns is set) returned.
+func (st *state) varStored(v *types.Var, cur inspector.Cursor, returns bool) bool {
 	var fn inspector.Cursor
 	found := false
 	for c := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
@@ -517,8 +518,12 @@ func (st *state) varStored(v *types.Var, cur inspector.Cursor) bool {
 			continue
 		}
 		switch p := c.Parent().Node().(type) {
-		case *ast.CompositeLit, *ast.KeyValueExpr, *ast.ReturnStmt:
+		case *ast.CompositeLit, *ast.KeyValueExpr:
 			return true
+		case *ast.ReturnStmt:
+			if returns {
+				return true
+			}
 		case *ast.AssignStmt:
 			for _, l := range p.Lhs {
 				if identOf(l) == nil {

@@ -104,14 +104,7 @@ func (s *state) checkCompositeLit(cur inspector.Cursor, lit *ast.CompositeLit) {
 	var field string
 	var value ast.Expr
 	for i, elt := range lit.Elts {
-		name, v := "", elt
-		if kv, ok := elt.(*ast.KeyValueExpr); ok {
-			if id, ok := kv.Key.(*ast.Ident); ok {
-				name, v = id.Name, kv.Value
-			}
-		} else if i < st.NumFields() {
-			name = st.Field(i).Name()
-		}
+		name, v := fieldOf(st, i, elt)
 		if contains(fact.Fields, name) && s.res.MayCarryCancel(v) {
 			field, value = name, v
 			break
@@ -182,4 +175,19 @@ func (s *state) unwrapFix(tn *types.TypeName, field string) []analysis.Suggested
 		}}
 	}
 	return nil
+}
+
+// fieldOf returns the field name and value of element i of a composite
+// literal of struct type st (keyed or positional).
+func fieldOf(st *types.Struct, i int, elt ast.Expr) (string, ast.Expr) {
+	if kv, ok := elt.(*ast.KeyValueExpr); ok {
+		if id, ok := kv.Key.(*ast.Ident); ok {
+			return id.Name, kv.Value
+		}
+		return "", elt
+	}
+	if i < st.NumFields() {
+		return st.Field(i).Name(), elt
+	}
+	return "", elt
 }

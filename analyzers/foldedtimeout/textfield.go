@@ -31,14 +31,7 @@ func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 	var field string
 	var carrier ast.Expr
 	for i, elt := range lit.Elts {
-		name, v := "", elt
-		if kv, ok := elt.(*ast.KeyValueExpr); ok {
-			if id, ok := kv.Key.(*ast.Ident); ok {
-				name, v = id.Name, kv.Value
-			}
-		} else if i < st.NumFields() {
-			name = st.Field(i).Name()
-		}
+		name, v := fieldOf(st, i, elt)
 		if analysisutil.IsError(s.info.TypeOf(v)) {
 			return // an error is kept: the Unwrap rule judges the type
 		}

@@ -370,25 +370,21 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 			r.groupAssigns[v] = append(r.groupAssigns[v], ctor)
 			continue
 		}
+		// The value v receives: the call, for the first result of a tuple
+		// (a context constructor, http.NewRequest); nil for another result
+		// or the zero value.
+		var val ast.Expr
+		switch {
+		case tuple && i == 0:
+			val = rhs[0]
+		case !tuple && i < len(rhs):
+			val = rhs[i]
+		}
 		if ok && analysisutil.IsHTTPRequest(v.Type()) {
-			var val ast.Expr
-			switch {
-			case tuple && i == 0:
-				val = rhs[0]
-			case !tuple && i < len(rhs):
-				val = rhs[i]
-			}
 			r.reqAssigns[v] = append(r.reqAssigns[v], val)
 			continue
 		}
 		if ok && analysisutil.IsContext(v.Type()) {
-			var val ast.Expr
-			switch {
-			case tuple && i == 0:
-				val = rhs[0]
-			case !tuple && i < len(rhs):
-				val = rhs[i]
-			}
 			r.ctxAssigns[v] = append(r.ctxAssigns[v], val)
 			continue
 		}
