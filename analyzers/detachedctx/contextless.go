@@ -210,7 +210,6 @@ func (st *state) resultKept(cur inspector.Cursor, call *ast.CallExpr) bool {
 	return false
 }
 
-
 // isObject reports whether t is an object with behaviour of its own (a
 // pointer to a named type with methods, or an interface): a subprocess, a
 // connection, a client the owner keeps using. Maps, slices and plain values
