@@ -134,4 +134,3 @@ func (a *analysis) observesCancel(cond ast.Expr) bool {
 	})
 	return found
 }
-
