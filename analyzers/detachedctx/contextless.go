@@ -193,7 +193,7 @@ func (st *state) resultKept(cur inspector.Cursor, call *ast.CallExpr) bool {
 		for _, l := range p.Lhs {
 			id := identOf(l)
 			if id == nil {
-				if t, ok := info.TypeOf(l).(types.Type); ok && isObject(t) {
+				if isObject(info.TypeOf(l)) {
 					return true // an object stored in a field or an element
 				}
 				continue
