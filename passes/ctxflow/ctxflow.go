@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil)},
 	Run:        run,
 }
 
@@ -99,6 +99,9 @@ type Result struct {
 	// valuesOnly holds the functions of this package that take a context
 	// but use it only for values (see NoCancel).
 	valuesOnly map[*types.Func]bool
+	// fresh holds the functions of this package whose returned errors are
+	// all fresh (see FreshErrors).
+	fresh map[*types.Func]bool
 	// cmdAssigns lists the values assigned to local *exec.Cmd variables.
 	cmdAssigns map[types.Object][]ast.Expr
 	// groupAssigns lists the constructor calls assigned to local group
@@ -227,6 +230,10 @@ func run(pass *analysis.Pass) (any, error) {
 		sort.Slice(list, func(i, j int) bool { return list[i].pos < list[j].pos })
 	}
 	r.valuesOnly = r.valuesOnlyFuncs(r.Funcs)
+	r.fresh = r.freshFuncs(r.Funcs)
+	for fn := range r.fresh {
+		analysisutil.ExportFuncFact(pass, fn, new(FreshErrors))
+	}
 
 	// Fixed point: a variable is a carrier when an assignment to it is; a
 	// function carries cancellation when a return returns a carrier. Each
@@ -462,6 +469,9 @@ func (r *Result) callCarries(call *ast.CallExpr, idx int) bool {
 	sig, _ := r.info.TypeOf(call.Fun).Underlying().(*types.Signature)
 	if sig == nil || idx >= sig.Results().Len() || !analysisutil.IsError(sig.Results().At(idx).Type()) {
 		return false
+	}
+	if fn := analysisutil.Callee(r.info, call); fn != nil && (r.fresh[fn.Origin()] || fn.Pkg() != r.pass.Pkg && r.pass.ImportObjectFact(fn.Origin(), new(FreshErrors))) {
+		return false // its errors are made fresh: none is a context's
 	}
 	return r.boundCall(call) && !r.detachedCall(call)
 }

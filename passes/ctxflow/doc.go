@@ -37,6 +37,14 @@
 // the context is used at least once (an unused context may be a stub's),
 // and the function returns non-nil errors of its own.
 //
+// The FreshErrors fact marks functions all of whose returned errors are
+// made fresh (errors.New, fmt.Errorf without %w, a package sentinel other
+// than the context's, or the error of another such function), with at
+// least one such error: none is, or wraps, a context's error, so a caller's
+// error from them carries no cancellation (formatting it loses nothing,
+// errors.Is finds nothing). A function that only returns nil is a stub and
+// gets no fact.
+//
 // The CarriesCancel fact marks functions and methods whose error result may
 // carry cancellation although they take no context (they hold one in their
 // receiver, or wrap such a call), so that the knowledge crosses package

@@ -13,7 +13,7 @@ func Close(s *store.Store) error { // want Close:"carriesCancel"
 	return s.Flush()
 }
 
-func Check(s *store.Store) error {
+func Check(s *store.Store) error { // want Check:"freshErrors"
 	return s.Describe()
 }
 
@@ -46,7 +46,7 @@ var errEmpty = errors.New("empty")
 
 // Sum gives its context to an iterator that yields errors: the iteration
 // may end with the context's cancellation, so Sum is no NoCancel function.
-func Sum(ctx context.Context) (int, error) {
+func Sum(ctx context.Context) (int, error) { // want Sum:"freshErrors"
 	total := 0
 	for n, err := range scan(ctx) {
 		if err != nil {
@@ -58,7 +58,7 @@ func Sum(ctx context.Context) (int, error) {
 }
 
 // Drain gives its context to a stream of results with errors.
-func Drain(ctx context.Context) error {
+func Drain(ctx context.Context) error { // want Drain:"freshErrors"
 	for r := range stream(ctx) {
 		if r.err != nil {
 			return errEmpty

@@ -30,14 +30,15 @@ func (s *Store) Flush() error { // want Flush:"carriesCancel"
 	return nil
 }
 
-// Describe formats with %v: the identity is gone, no fact.
-func (s *Store) Describe() error {
+// Describe formats with %v: the identity is gone: no carriesCancel fact, and
+// its errors are fresh.
+func (s *Store) Describe() error { // want Describe:"freshErrors"
 	err := s.Wait()
 	return fmt.Errorf("describe: %v", err)
 }
 
 // Parse never reaches a context.
-func Parse(s string) error {
+func Parse(s string) error { // want Parse:"freshErrors"
 	if s == "" {
 		return errors.New("empty")
 	}
@@ -90,7 +91,7 @@ func root(ctx context.Context) string {
 
 // ReadConfig uses its context for a value only: its error cannot carry
 // cancellation.
-func ReadConfig(ctx context.Context, name string) (string, error) { // want ReadConfig:"noCancel"
+func ReadConfig(ctx context.Context, name string) (string, error) { // want ReadConfig:"noCancel" ReadConfig:"freshErrors"
 	if name == "" {
 		return "", errors.New("no name")
 	}
@@ -107,7 +108,7 @@ func Serial(ctx context.Context) (string, error) { // want Serial:"noCancel"
 }
 
 // Stub ignores its context: it stays context-bound (it may be a placeholder).
-func Stub(ctx context.Context) error { return errors.New("not implemented") }
+func Stub(ctx context.Context) error { return errors.New("not implemented") } // want Stub:"freshErrors"
 
 // Derives passes its context to context.WithTimeout: context-bound.
 func Derives(ctx context.Context) error {

@@ -1,0 +1,137 @@
+package ctxflow
+
+import (
+	"go/ast"
+	"go/types"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// FreshErrors is an object fact on a *types.Func: every error the function
+// returns is made fresh, so none is, or wraps, a context's error. Its
+// returns give nil, errors.New(...), fmt.Errorf without %w, a package
+// sentinel other than the context's, or the error of another such
+// function. A caller that formats such an error with %v loses no identity,
+// and no cancellation can be read from it with errors.Is.
+type FreshErrors struct{}
+
+// AFact marks FreshErrors as an analysis fact.
+func (*FreshErrors) AFact() {}
+
+func (*FreshErrors) String() string { return "freshErrors" }
+
+// freshFuncs computes the package's functions whose returned errors are
+// all fresh, and that make at least one (a function that returns only nil
+// is a stub, left alone), as a greatest fixed point over the calls among
+// them.
+func (r *Result) freshFuncs(decls []*Func) map[*types.Func]bool {
+	calls := make(map[*types.Func][]*types.Func)
+	for _, f := range decls {
+		if f.Obj == nil {
+			continue
+		}
+		idx := analysisutil.ErrorResult(f.Sig)
+		if idx < 0 {
+			continue
+		}
+		ok, made := true, 0
+		var local []*types.Func
+		ast.Inspect(f.Body, func(n ast.Node) bool {
+			if !ok {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				var e ast.Expr
+				switch {
+				case len(n.Results) == f.Sig.Results().Len():
+					e = n.Results[idx]
+				case len(n.Results) == 1:
+					e = n.Results[0] // return g(x): g's error
+				default:
+					ok = false // a bare return of named results
+					return false
+				}
+				fresh, dep := r.freshExpr(e)
+				switch {
+				case !fresh:
+					ok = false
+				case dep != nil:
+					local = append(local, dep)
+				case !isNil(r.info, e):
+					made++
+				}
+			}
+			return ok
+		})
+		// A function that only ever returns nil is a stub or a no-op
+		// implementation: left context-bound, as callers' tests expect.
+		if ok && (made > 0 || len(local) > 0) {
+			calls[f.Obj] = local
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for fn, deps := range calls {
+			for _, d := range deps {
+				if _, still := calls[d]; !still {
+					delete(calls, fn)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	out := make(map[*types.Func]bool, len(calls))
+	for fn := range calls {
+		out[fn] = true
+	}
+	return out
+}
+
+// freshExpr reports whether the error expression e is fresh, and the
+// function of this package it depends on, if any.
+func (r *Result) freshExpr(e ast.Expr) (bool, *types.Func) {
+	e = ast.Unparen(e)
+	if isNil(r.info, e) {
+		return true, nil
+	}
+	switch e := e.(type) {
+	case *ast.Ident, *ast.SelectorExpr:
+		var id *ast.Ident
+		if sel, ok := e.(*ast.SelectorExpr); ok {
+			id = sel.Sel
+		} else {
+			id = e.(*ast.Ident)
+		}
+		v, ok := r.info.ObjectOf(id).(*types.Var)
+		// A package-level sentinel other than the context's.
+		return ok && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() && ContextSentinel(r.info, e) == "", nil
+	case *ast.CallExpr:
+		fn := analysisutil.Callee(r.info, e)
+		switch {
+		case fn == nil:
+			return false, nil
+		case analysisutil.IsFunc(fn, "errors", "New"):
+			return true, nil
+		case analysisutil.IsFunc(fn, "fmt", "Errorf"):
+			verbs := WrapVerbs(r.info, e)
+			if verbs == nil && len(e.Args) > 1 {
+				return false, nil // a format the analysis cannot read
+			}
+			for _, v := range verbs {
+				if v == 'w' {
+					return false, nil
+				}
+			}
+			return true, nil
+		case fn.Pkg() == r.pass.Pkg:
+			return true, fn.Origin()
+		case r.pass.ImportObjectFact(fn.Origin(), new(FreshErrors)):
+			return true, nil
+		}
+	}
+	return false, nil
+}
