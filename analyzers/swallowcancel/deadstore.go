@@ -68,6 +68,15 @@ func (s *state) checkDeadStore(cur inspector.Cursor, as *ast.AssignStmt, call *a
 // escapes reports whether v is mentioned in a function literal of f or has
 // its address taken: reads the graph of f cannot see.
 func (s *state) escapes(v *types.Var) bool {
+	if e, ok := s.escaped[v]; ok {
+		return e
+	}
+	e := s.computeEscapes(v)
+	s.escaped[v] = e
+	return e
+}
+
+func (s *state) computeEscapes(v *types.Var) bool {
 	fn := s.res.EnclosingPos(v.Pos())
 	if fn == nil {
 		return true

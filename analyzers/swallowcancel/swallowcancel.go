@@ -73,7 +73,10 @@ type state struct {
 	quiet  map[*ctxflow.Func]bool
 	group  map[ast.Node]bool // literals run by an errgroup.Group
 	goLit  map[ast.Node]bool // literals run by a go statement
-	rt     bool
+	// escaped memoizes escapes: whether a variable is mentioned in a
+	// literal or has its address taken (one walk per variable).
+	escaped map[*types.Var]bool
+	rt      bool
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -93,6 +96,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		rt:      res.ImportsRuntime(),
 		group:   groupLiterals(ins, pass.TypesInfo),
 		goLit:   goLiterals(ins),
+		escaped: make(map[*types.Var]bool),
 	}
 	for _, f := range res.Funcs {
 		s.quiet[f] = s.mayEndQuietly(f)
