@@ -105,12 +105,7 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	if f == nil || !f.HasContext() {
 		return analysis.Diagnostic{}, false
 	}
-	root := f
-	for root.Parent != nil {
-		root = root.Parent
-	}
-	if root.Obj != nil && root.Sig.Recv() == nil &&
-		(root.Obj.Name() == "init" || root.Obj.Name() == "main" && pass.Pkg.Name() == "main") {
+	if st.inMainOrInit(f) {
 		return analysis.Diagnostic{}, false
 	}
 	if st.detachedComment(call.Pos()) {

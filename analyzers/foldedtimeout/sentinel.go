@@ -136,17 +136,11 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 		}
 		return "error", msg
 	case *ast.Ident, *ast.SelectorExpr:
-		var id *ast.Ident
-		if sel, ok := e.(*ast.SelectorExpr); ok {
-			id = sel.Sel
-		} else {
-			id = e.(*ast.Ident)
-		}
-		v, ok := s.info.ObjectOf(id).(*types.Var)
-		if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() || ctxflow.ContextSentinel(s.info, e) != "" {
+		v := analysisutil.PackageVar(s.info, e)
+		if v == nil || ctxflow.ContextSentinel(s.info, e) != "" {
 			return "", ""
 		}
-		if hasMethod(v.Type(), "Is") || hasMethod(v.Type(), "Unwrap") {
+		if analysisutil.HasMethod(v.Type(), "Is") || analysisutil.HasMethod(v.Type(), "Unwrap") {
 			return "", "" // it may match the context's errors itself
 		}
 		return "sentinel", v.Name() + " " + s.sentinelMessage(v)
@@ -156,7 +150,7 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 		}
 	case *ast.CompositeLit:
 		t := s.info.TypeOf(e)
-		if t == nil || hasMethod(t, "Unwrap") || hasMethod(t, "Is") {
+		if t == nil || analysisutil.HasMethod(t, "Unwrap") || analysisutil.HasMethod(t, "Is") {
 			return "", ""
 		}
 		for _, elt := range e.Elts {
@@ -214,19 +208,6 @@ func nameOf(e ast.Expr) string {
 		return e.Sel.Name
 	}
 	return ""
-}
-
-func hasMethod(t types.Type, name string) bool {
-	if _, ok := t.Underlying().(*types.Interface); ok && !types.Identical(t, types.Universe.Lookup("error").Type()) {
-		obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
-		return obj != nil
-	}
-	if _, isPtr := t.(*types.Pointer); !isPtr {
-		t = types.NewPointer(t)
-	}
-	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
-	_, ok := obj.(*types.Func)
-	return ok
 }
 
 func spansOf(info *types.Info, call *ast.CallExpr) []verbSpan {

@@ -86,13 +86,7 @@ func (f *function) wrapsMemory(call *ast.CallExpr) bool {
 // isStream reports whether t reads or writes a byte stream (io.Reader or
 // io.Writer).
 func isStream(t types.Type) bool {
-	return hasMethod(t, "Read") || hasMethod(t, "Write")
-}
-
-func hasMethod(t types.Type, name string) bool {
-	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
-	_, ok := obj.(*types.Func)
-	return ok
+	return analysisutil.HasMethod(t, "Read") || analysisutil.HasMethod(t, "Write")
 }
 
 // wrapsResource reports whether call is given a connection or a file (a
@@ -101,7 +95,7 @@ func hasMethod(t types.Type, name string) bool {
 func (f *function) wrapsResource(call *ast.CallExpr) bool {
 	for _, arg := range call.Args {
 		t := f.info().TypeOf(arg)
-		if t != nil && hasMethod(t, "Close") && (hasMethod(t, "SetDeadline") || hasMethod(t, "Fd")) {
+		if t != nil && analysisutil.HasMethod(t, "Close") && (analysisutil.HasMethod(t, "SetDeadline") || analysisutil.HasMethod(t, "Fd")) {
 			return true
 		}
 	}

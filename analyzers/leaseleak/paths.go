@@ -410,15 +410,6 @@ func (f *function) stable(cond ast.Expr) bool {
 // isSentinel reports whether e names a package-level error variable
 // (io.EOF, sql.ErrNoRows), which is never nil.
 func isSentinel(info *types.Info, e ast.Expr) bool {
-	var id *ast.Ident
-	switch e := ast.Unparen(e).(type) {
-	case *ast.Ident:
-		id = e
-	case *ast.SelectorExpr:
-		id = e.Sel
-	default:
-		return false
-	}
-	v, ok := info.Uses[id].(*types.Var)
-	return ok && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() && analysisutil.IsError(v.Type())
+	v := analysisutil.PackageVar(info, e)
+	return v != nil && analysisutil.IsError(v.Type())
 }

@@ -187,3 +187,39 @@ func TakesContext(sig *types.Signature) bool {
 	}
 	return false
 }
+
+// HasMethod reports whether a value of type t has a method named name
+// (for a non-interface type, one of t or *t: the value may be addressable).
+// The error interface itself counts as having none beyond Error, so that
+// "does this error value define Is or Unwrap" is asked of concrete types.
+func HasMethod(t types.Type, name string) bool {
+	if _, ok := t.Underlying().(*types.Interface); ok && !types.Identical(t, errorType) {
+		obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
+		return obj != nil
+	}
+	if _, isPtr := t.(*types.Pointer); !isPtr {
+		t = types.NewPointer(t)
+	}
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name)
+	_, ok := obj.(*types.Func)
+	return ok
+}
+
+// PackageVar returns the package-level variable that e (an identifier or
+// a qualified identifier) names, or nil.
+func PackageVar(info *types.Info, e ast.Expr) *types.Var {
+	var id *ast.Ident
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		id = e
+	case *ast.SelectorExpr:
+		id = e.Sel
+	default:
+		return nil
+	}
+	v, ok := info.ObjectOf(id).(*types.Var)
+	if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+		return nil
+	}
+	return v
+}

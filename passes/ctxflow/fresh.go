@@ -100,15 +100,11 @@ func (r *Result) freshExpr(e ast.Expr) (bool, *types.Func) {
 	}
 	switch e := e.(type) {
 	case *ast.Ident, *ast.SelectorExpr:
-		var id *ast.Ident
-		if sel, ok := e.(*ast.SelectorExpr); ok {
-			id = sel.Sel
-		} else {
-			id = e.(*ast.Ident)
-		}
-		v, ok := r.info.ObjectOf(id).(*types.Var)
-		// A package-level sentinel other than the context's.
-		return ok && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() && ContextSentinel(r.info, e) == "", nil
+		// A package-level sentinel other than the context's, of a type
+		// that does not match other errors itself (no Is, no Unwrap).
+		v := analysisutil.PackageVar(r.info, e)
+		return v != nil && ContextSentinel(r.info, e) == "" &&
+			!analysisutil.HasMethod(v.Type(), "Is") && !analysisutil.HasMethod(v.Type(), "Unwrap"), nil
 	case *ast.CallExpr:
 		fn := analysisutil.Callee(r.info, e)
 		switch {
