@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,7 +26,11 @@ func changedLines(dir, rev string) (changedSet, error) {
 	if _, err := gitOutput(dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("%q is not a git revision here", rev)
 	}
-	out, err := gitOutput(root, "diff", "--no-color", "--no-ext-diff", "-U0", rev, "--")
+	// Explicit prefixes and settings: the user's diff.noprefix,
+	// diff.mnemonicPrefix (+++ w/file), diff.relative or color.diff must
+	// not change what is parsed below.
+	out, err := gitOutput(root, "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "diff.relative=false",
+		"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "-U0", rev, "--")
 	if err != nil {
 		return nil, err
 	}
@@ -95,16 +100,24 @@ func canonical(path string) string {
 	return filepath.Clean(path)
 }
 
-// filter keeps the findings on changed lines.
+// filter keeps the findings that touch changed lines: at their own
+// position or at one of their related places. A lease acquired on an old
+// line but leaked by a newly added early return is new: the return is a
+// related place.
 func (cs changedSet) filter(findings []*Finding) []*Finding {
 	var out []*Finding
 	for _, f := range findings {
-		lines, ok := cs[canonical(f.Pos.File)]
-		if ok && (lines == nil || lines[f.Pos.Line]) {
+		if cs.touches(f.Pos) || slices.ContainsFunc(f.Related, func(r Related) bool { return cs.touches(r.Pos) }) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// touches reports whether p lies on a changed line.
+func (cs changedSet) touches(p Position) bool {
+	lines, ok := cs[canonical(p.File)]
+	return ok && (lines == nil || lines[p.Line])
 }
 
 func gitOutput(dir string, args ...string) (string, error) {
