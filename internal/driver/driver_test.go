@@ -140,8 +140,8 @@ func TestVetTool(t *testing.T) {
 	cmd := exec.Command("go", "vet", "-vettool="+exe, "./a")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "a.go:12:9: the call to Bad returns 1") {
-		t.Errorf("go vet -vettool: %v\n%s", err, out)
+	if err == nil || !strings.Contains(string(out), "a.go:12:9: the call to Bad returns 1, so Method computes the wrong answer [demo]\n") {
+		t.Errorf("go vet -vettool: want the message ending in the check's name: %v\n%s", err, out)
 	}
 	cmd = exec.Command("go", "vet", "-vettool="+exe, "-demo=false", "-directive=false", "./a")
 	cmd.Dir = dir

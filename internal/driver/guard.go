@@ -27,7 +27,10 @@ type passPanic struct{ msg string }
 // stops the other checks nor the other packages. A panic in a reporting
 // check becomes an internal-error diagnostic on that package; a panic in
 // a pass it requires does too, through the checks that require the pass.
-func guard(roots []*analysis.Analyzer) []*analysis.Analyzer {
+// With named, each root's messages end in " [check]", as in the
+// standalone driver's text format: go vet's plain output names no
+// analyzer, and suppression directives need the name.
+func guard(roots []*analysis.Analyzer, named bool) []*analysis.Analyzer {
 	copies := make(map[*analysis.Analyzer]*analysis.Analyzer)
 	isRoot := make(map[*analysis.Analyzer]bool)
 	for _, a := range roots {
@@ -51,6 +54,12 @@ func guard(roots []*analysis.Analyzer) []*analysis.Analyzer {
 		c.Run = func(pass *analysis.Pass) (result any, err error) {
 			p := *pass
 			p.Analyzer = a
+			if root && named {
+				p.Report = func(d analysis.Diagnostic) {
+					d.Message += " [" + a.Name + "]"
+					pass.Report(d)
+				}
+			}
 			p.ResultOf = make(map[*analysis.Analyzer]any, len(pass.ResultOf))
 			for k, v := range pass.ResultOf {
 				if pp, ok := v.(*passPanic); ok {

@@ -118,6 +118,7 @@ func vetTool(checks []analyzers.Check, args []string) int {
 		version    = fs.String("V", "", "print version and exit")
 		configPath = fs.String("config", "", "configuration file (default: the nearest "+config.FileName+" above the package)")
 		tests      = fs.Bool("tests", true, "analyze _test.go files")
+		named      = fs.Bool("name", true, "end each message in the check's name, [check] (go vet prints no analyzer names)")
 	)
 	// The standalone driver passes the content hash of -config so that go
 	// vet's cache, keyed by the tool's flags, notices edits to the file.
@@ -251,7 +252,7 @@ func vetTool(checks []analyzers.Check, args []string) int {
 		selected = factProducers(selected)
 	}
 	tuneGC()
-	unitchecker.Main(guard(selected)...) // exits
+	unitchecker.Main(guard(selected, *named)...) // exits
 	return 0
 }
 
