@@ -196,7 +196,7 @@ func (c *command) run(args []string) int {
 	if err != nil {
 		return c.errorf("cannot find my own executable: %v", err)
 	}
-	vetArgs := []string{"vet", "-vettool=" + self, "-json"}
+	vetArgs := []string{"vet", "-vettool=" + self, "-json", "-name=false"}
 	if *tags != "" {
 		vetArgs = append(vetArgs, "-tags="+*tags)
 	}
