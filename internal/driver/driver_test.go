@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -147,6 +148,37 @@ func TestVetTool(t *testing.T) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("go vet -vettool -demo=false -directive=false: %v\n%s", err, out)
+	}
+}
+
+// TestVetToolWithVet checks -vet: go vet's own analyzers run beside the
+// checks in the same vet tool, vet's directive analyzer under another name.
+func TestVetToolWithVet(t *testing.T) {
+	dir := fixture(t)
+	exe, _ := os.Executable()
+	for _, tc := range []struct {
+		args      []string
+		wantPrint bool
+	}{
+		{[]string{"-vet"}, true},
+		{nil, false},
+	} {
+		cmd := exec.Command("go", append(append([]string{"vet", "-vettool=" + exe}, tc.args...), "./vetsuite")...)
+		cmd.Dir = dir
+		out, _ := cmd.CombinedOutput()
+		if got := strings.Contains(string(out), "fmt.Sprintf format %d has arg s of wrong type string [printf]"); got != tc.wantPrint {
+			t.Errorf("go vet -vettool %v: printf finding reported = %v, want %v:\n%s", tc.args, got, tc.wantPrint, out)
+		}
+		if !strings.Contains(string(out), "so F computes the wrong answer [demo]") {
+			t.Errorf("go vet -vettool %v: no demo finding:\n%s", tc.args, out)
+		}
+	}
+	var names []string
+	for _, a := range vetSuite() {
+		names = append(names, a.Name)
+	}
+	if slices.Contains(names, "lostcancel") || slices.Contains(names, "directive") || !slices.Contains(names, "vetdirective") || !slices.Contains(names, "printf") {
+		t.Errorf("vetSuite() = %v: want printf and vetdirective, no lostcancel (leaseleak's) or directive (the suite's)", names)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/suite/vet"
 	"golang.org/x/tools/go/analysis/unitchecker"
 
 	"github.com/cancelcheck/cancelcheck/analyzers"
@@ -118,6 +119,7 @@ func vetTool(checks []analyzers.Check, args []string) int {
 		version    = fs.String("V", "", "print version and exit")
 		configPath = fs.String("config", "", "configuration file (default: the nearest "+config.FileName+" above the package)")
 		tests      = fs.Bool("tests", true, "analyze _test.go files")
+		withVet    = fs.Bool("vet", false, "also run go vet's own analyzers (printf, copylocks, ...), so one go vet run type-checks once and reports both")
 		named      = fs.Bool("name", true, "end each message in the check's name, [check] (go vet prints no analyzer names)")
 	)
 	// The standalone driver passes the content hash of -config so that go
@@ -248,12 +250,36 @@ func vetTool(checks []analyzers.Check, args []string) int {
 	os.Args = append(os.Args, cfgFile)
 	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
 	registerFacts(checks)
+	if *withVet {
+		selected = append(selected, vetSuite()...)
+	}
 	if unit.VetxOnly {
 		selected = factProducers(selected)
 	}
 	tuneGC()
 	unitchecker.Main(guard(selected, *named)...) // exits
 	return 0
+}
+
+// vetSuite returns go vet's own analyzers, as x/tools' suite/vet lists
+// them, to run beside the checks: without lostcancel, whose leaks
+// leaseleak reports (one bug, one finding), and with vet's directive
+// analyzer renamed vetdirective, since the suite's directive check has
+// that name (analyzer names are flags and keys of the JSON output).
+func vetSuite() []*analysis.Analyzer {
+	var out []*analysis.Analyzer
+	for _, a := range vet.Suite {
+		switch a.Name {
+		case "lostcancel":
+			continue
+		case "directive":
+			c := *a
+			c.Name = "vetdirective"
+			a = &c
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // tuneGC trades some of a unit's short-lived heap for less collection
