@@ -167,15 +167,39 @@ func TestGolangciLintE2E(t *testing.T) {
 	if err := json.Unmarshal(out, &report); err != nil {
 		t.Fatalf("golangci-lint JSON: %v\n%s", err, out)
 	}
-	if len(report.Issues) != 1 {
-		t.Fatalf("got %d issues, want 1 (the misspelt directive; the one under //nolint is silenced):\n%s", len(report.Issues), out)
+	byFile := map[string][]gclIssue{}
+	for _, is := range report.Issues {
+		byFile[filepath.Base(is.Pos.Filename)] = append(byFile[filepath.Base(is.Pos.Filename)], is)
+		if strings.Contains(is.Text, "(related information)") {
+			t.Errorf("a related place became an issue of its own: %+v", is)
+		}
 	}
-	is := report.Issues[0]
+	if len(byFile["e2e.go"]) != 1 {
+		t.Fatalf("got %d issues in e2e.go, want 1 (the misspelt directive; the one under //nolint is silenced):\n%s", len(byFile["e2e.go"]), out)
+	}
+	is := byFile["e2e.go"][0]
 	if is.FromLinter != "cancelcheck" || is.Pos.Line != 4 || !strings.Contains(is.Text, "names swallowcancell, which is not a cancelcheck check") {
 		t.Errorf("unexpected issue %+v", is)
 	}
+	// fixes.go: one issue per finding, the leak's returns in its message.
+	lines := map[int]string{}
+	for _, is := range byFile["fixes.go"] {
+		lines[is.Pos.Line] = is.Text
+	}
+	for _, l := range []int{16, 22, 37, 43} {
+		if lines[l] == "" {
+			t.Errorf("no issue on fixes.go:%d; issues there: %v", l, lines)
+		}
+	}
+	if len(lines) != 4 || len(byFile["fixes.go"]) != 4 {
+		t.Errorf("got %d issues in fixes.go, want 4, one per finding: %v", len(byFile["fixes.go"]), byFile["fixes.go"])
+	}
+	if !strings.Contains(lines[43], "(see line 45: ") || !strings.Contains(lines[43], "; line 48: ") {
+		t.Errorf("the leak's message does not name its returns: %q", lines[43])
+	}
 
-	// --fix applies the suggested fix.
+	// --fix applies the first suggested fix of every finding, alternatives
+	// or not.
 	cmd = exec.Command(bin, "run", "--fix", "./...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -186,6 +210,20 @@ func TestGolangciLintE2E(t *testing.T) {
 	}
 	if !strings.Contains(string(fixed), "//cancelcheck:ignore swallowcancel a typo") {
 		t.Errorf("--fix did not correct the directive:\n%s\n%s", out, fixed)
+	}
+	fixed, err = os.ReadFile(filepath.Join(dir, "fixes.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"return fetch(ctx)\n",             // detachedctx, first of two fixes
+		"ch := make(chan error, 1)",       // orphansend, first of two fixes
+		"case <-time.After(time.Second):", // retrycancel
+		"ctx, cancel := context.WithTimeout(ctx, time.Second)\n\tdefer cancel()", // leaseleak
+	} {
+		if !strings.Contains(string(fixed), want) {
+			t.Errorf("--fix did not apply %q:\n%s\n%s", want, out, fixed)
+		}
 	}
 
 	// A misspelt setting fails the run, naming the key.

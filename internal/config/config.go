@@ -10,7 +10,7 @@
 //	  untrackedgo: false
 //	settings:              # per-check settings, decoded strictly into the check's Config
 //	  leaseleak:
-//	    lease-types: [example.com/pool.Conn]
+//	    leases: [{acquire: example.com/pool.Get, release: Put}]
 //
 // Every key is checked: an unknown key, check or setting is an error naming
 // the file, the key and what is allowed, never a silent default.
