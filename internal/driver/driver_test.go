@@ -135,6 +135,36 @@ func TestFix(t *testing.T) {
 	}
 }
 
+// TestGoFixTool checks the driver as go fix's fix tool (Go 1.26): go fix
+// -fixtool=cancelcheck applies the same fixes as cancelcheck -fix and
+// go vet -vettool=cancelcheck -fix.
+func TestGoFixTool(t *testing.T) {
+	exe, _ := os.Executable()
+	golden, err := os.ReadFile(filepath.Join("testdata", "golden", "a.go.fixed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cancelcheck -fix -demo=true: the demo check's fixes; go fix and go
+	// vet -fix also apply the directive check's (the misspelt name).
+	want := strings.Replace(string(golden), "ignore dmeo", "ignore demo", 1)
+	for _, args := range [][]string{
+		{"fix", "-fixtool=" + exe, "./a"},
+		{"vet", "-vettool=" + exe, "-fix", "./a"},
+	} {
+		dir := fixture(t)
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil && !strings.Contains(args[0], "vet") {
+			t.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, "a", "a.go"))
+		if string(got) != want {
+			t.Errorf("go %s left a.go different from cancelcheck -fix's result:\n%s\n%s", strings.Join(args, " "), out, unifiedDiff("want", "got", want, string(got)))
+		}
+	}
+}
+
 func TestVetTool(t *testing.T) {
 	dir := fixture(t)
 	exe, _ := os.Executable()
