@@ -95,23 +95,24 @@ func writeBaselineFile(path string, findings []*Finding) error {
 	return os.WriteFile(path, append(data, '\n'), 0o666)
 }
 
-// filter drops the accepted findings (findings are in source order).
-func (b *baseline) filter(findings []*Finding) []*Finding {
+// split separates the findings the baseline accepts from the others
+// (findings are in source order, and both results stay so).
+func (b *baseline) split(findings []*Finding) (kept, accepted []*Finding) {
 	left := make(map[baselineKey]int, len(b.accepted))
 	for k, n := range b.accepted {
 		left[k] = n
 	}
 	kc := newKeyer()
-	var out []*Finding
 	for _, f := range findings {
 		k := kc.key(f)
 		if left[k] > 0 {
 			left[k]--
+			accepted = append(accepted, f)
 			continue
 		}
-		out = append(out, f)
+		kept = append(kept, f)
 	}
-	return out
+	return kept, accepted
 }
 
 // fingerprint is a stable hash of the finding's baseline key and its

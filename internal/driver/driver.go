@@ -13,8 +13,10 @@ package driver
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +28,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 
@@ -62,6 +65,12 @@ type command struct {
 	stdout, stderr io.Writer
 	// wd is the working directory; "" means os.Getwd.
 	wd string
+	// terminal reports whether a writer is a terminal (progress is drawn
+	// on stderr only then); nil means isTerminal.
+	terminal func(io.Writer) bool
+	// progressEvery is the least time between progress redraws; 0 means
+	// defaultProgressEvery.
+	progressEvery time.Duration
 }
 
 func (c *command) errorf(format string, args ...any) int {
@@ -101,6 +110,7 @@ func (c *command) run(args []string) int {
 		newFromRev    = fs.String("new-from-rev", "", "report only findings on lines changed since git `revision`")
 		baselinePath  = fs.String("baseline", "", "do not report the findings recorded in this baseline `file`")
 		writeBaseline = fs.String("write-baseline", "", "record all current findings in this baseline `file` and exit 0")
+		quiet         = fs.Bool("quiet", false, "do not show progress (packages analyzed so far) on stderr, which is shown only on a terminal")
 	)
 	enable := make(map[string]*triState)
 	for _, chk := range c.checks {
@@ -225,21 +235,44 @@ func (c *command) run(args []string) int {
 	if len(pkgs) == 0 {
 		pkgs = []string{"./..."}
 	}
+	var prog *progress
+	terminal := c.terminal
+	if terminal == nil {
+		terminal = isTerminal
+	}
+	if !*quiet && terminal(c.stderr) {
+		prog = newProgress(c.stderr, c.progressEvery)
+	}
+	units := &unitCounter{wd: wd, tags: *tags, checks: c.checks}
+	if *configPath != "" {
+		units.config = cfgFile
+	}
+	if set["tests"] {
+		units.tests = tests
+	}
 	vet := func(pkgs []string) (stdout, stderr *bytes.Buffer, err error) {
 		stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
 		cmd := exec.Command("go", append(append(slices.Clip(vetArgs), "--"), pkgs...)...)
 		cmd.Dir = wd
 		cmd.Stdout = stdout
 		cmd.Stderr = stderr
+		if prog != nil {
+			prog.start(func(ctx context.Context) (int, bool) { return units.count(ctx, pkgs) })
+			defer prog.finish()
+			cmd.Stdout = io.MultiWriter(stdout, &valueCounter{add: prog.add})
+			cmd.Stderr = io.MultiWriter(stderr, &headerCounter{add: prog.add})
+		}
 		return stdout, stderr, cmd.Run()
 	}
 	stdout, stderr, runErr := vet(pkgs)
 	partial := false
+	var unloaded []loadError
 	if runErr != nil && stdout.Len() == 0 {
 		// go vet stops before vetting anything when a package cannot be
 		// loaded at all (an import no module provides): vet the packages
 		// that load, and report the others below.
-		if ok := loadable(wd, *tags, pkgs); len(ok) > 0 {
+		var ok []string
+		if ok, unloaded = loadable(wd, *tags, pkgs); len(ok) > 0 {
 			loadErr := stderr
 			stdout, stderr, runErr = vet(ok)
 			loadErr.Write(stderr.Bytes())
@@ -255,6 +288,7 @@ func (c *command) run(args []string) int {
 	}
 
 	exit := ExitClean
+	var loadErrs []loadError
 	// Problems the go command reported: packages that do not load or
 	// type-check, or (rarely) the vet tool failing outright.
 	if runErr != nil || partial || strings.Contains(stderr.String(), "\n# ") {
@@ -270,6 +304,7 @@ func (c *command) run(args []string) int {
 		default:
 			fmt.Fprintf(c.stderr, "cancelcheck: some packages could not be loaded or type-checked, so they were not analyzed:\n%s\n", text)
 			exit = ExitLoad
+			loadErrs = loadErrors(text, partial, unloaded, pkgs)
 		}
 	} else if stderr.Len() > 0 {
 		c.stderr.Write(stderr.Bytes())
@@ -303,8 +338,9 @@ func (c *command) run(args []string) int {
 		fmt.Fprintf(c.stderr, "cancelcheck: recorded %d findings in %s\n", len(findings), *writeBaseline)
 		return exit
 	}
+	var accepted []*Finding
 	if base != nil {
-		findings = base.filter(findings)
+		findings, accepted = base.split(findings)
 	}
 
 	if *fix {
@@ -315,13 +351,9 @@ func (c *command) run(args []string) int {
 		return max(exit, code)
 	}
 
-	r := &renderer{
-		wd:     wd,
-		root:   repoRoot(wd),
-		checks: c.checks,
-		color:  useColor(*colorMode, c.stdout),
-		files:  make(map[string][]byte),
-	}
+	r := newRenderer(wd, repoRoot(wd), c.checks, useColor(*colorMode, c.stdout))
+	r.suppressed, r.baselineFile = accepted, *baselinePath
+	r.loadErrors = loadErrs
 	if err := render(r, c.stdout, findings); err != nil {
 		return c.errorf("writing output: %v", err)
 	}
@@ -365,6 +397,10 @@ func (c *command) explain(name string) int {
 	return c.errorf("no check named %q; known checks: %s", name, strings.Join(names, ", "))
 }
 
+// toolVersion is Version, except in tests (whose golden files must not
+// name the Go release).
+var toolVersion = Version
+
 // Version returns the module version cancelcheck was built from, with the
 // VCS revision when known.
 func Version() string {
@@ -392,9 +428,10 @@ func checkInfo(checks []analyzers.Check, name string) (analyzers.Check, bool) {
 }
 
 // loadable returns the packages among patterns whose own files and
-// dependencies load, by go list -e; nil when none do or go list fails.
-func loadable(wd, tags string, patterns []string) []string {
-	args := []string{"list", "-e", "-f", "{{if not (or .Error .DepsErrors)}}{{.ImportPath}}{{end}}"}
+// dependencies load, by go list -e, and the errors of the others; nil
+// when go list fails.
+func loadable(wd, tags string, patterns []string) (ok []string, failed []loadError) {
+	args := []string{"list", "-e", "-json=ImportPath,Error,DepsErrors"}
 	if tags != "" {
 		args = append(args, "-tags="+tags)
 	}
@@ -402,7 +439,76 @@ func loadable(wd, tags string, patterns []string) []string {
 	cmd.Dir = wd
 	out, err := cmd.Output()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return strings.Fields(string(out))
+	type listError struct{ Pos, Err string }
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			ImportPath string
+			Error      *listError
+			DepsErrors []*listError
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, nil
+		}
+		if p.Error == nil && len(p.DepsErrors) == 0 {
+			ok = append(ok, p.ImportPath)
+			continue
+		}
+		var msgs []string
+		for _, e := range append([]*listError{p.Error}, p.DepsErrors...) {
+			switch {
+			case e == nil:
+			case e.Pos != "" && !strings.HasPrefix(e.Err, e.Pos):
+				msgs = append(msgs, e.Pos+": "+e.Err)
+			default:
+				msgs = append(msgs, e.Err)
+			}
+		}
+		failed = append(failed, loadError{p.ImportPath, strings.Join(msgs, "\n")})
+	}
+	return ok, failed
+}
+
+// loadErrors attributes the go command's complaints (text, its stderr) to
+// packages: each "# path" header starts the errors of one (a type-check
+// error); when some packages did not load at all (partial), unloaded holds
+// their errors from go list, and the text above the first header is
+// theirs. Text no package claims is put under the patterns.
+func loadErrors(text string, partial bool, unloaded []loadError, patterns []string) []loadError {
+	errs := slices.Clip(unloaded)
+	var orphan []string
+	cur := -1 // the errors' index of the package being read
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if path, ok := strings.CutPrefix(l, "# "); ok {
+			if strings.HasPrefix(path, "[") && i > 0 && strings.HasPrefix(lines[i-1], "# ") {
+				continue // "# [desc]" below "# path"
+			}
+			errs = append(errs, loadError{Package: path})
+			cur = len(errs) - 1
+			continue
+		}
+		if cur < 0 {
+			// go: downloading/finding lines are progress, not errors.
+			if !partial && l != "" && !strings.HasPrefix(l, "go: downloading ") && !strings.HasPrefix(l, "go: finding ") {
+				orphan = append(orphan, l)
+			}
+			continue
+		}
+		if errs[cur].Err != "" {
+			errs[cur].Err += "\n"
+		}
+		errs[cur].Err += l
+	}
+	for i := range errs {
+		errs[i].Err = strings.TrimSpace(errs[i].Err)
+	}
+	if len(orphan) > 0 {
+		errs = append(errs, loadError{strings.Join(patterns, " "), strings.Join(orphan, "\n")})
+	}
+	return errs
 }

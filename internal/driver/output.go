@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,7 +24,55 @@ type renderer struct {
 	checks []analyzers.Check
 	color  bool
 	files  map[string][]byte // source cache
+	lines  map[string][]int  // line start offsets of the files in files, made on demand
+
+	// version is the tool's version for SARIF (Version()).
+	version string
+	// suppressed are findings a baseline accepted: SARIF lists them as
+	// suppressed results, the other formats leave them out.
+	suppressed []*Finding
+	// baselineFile is the -baseline file that accepted them.
+	baselineFile string
+	// loadErrors are the packages that could not be loaded or
+	// type-checked: SARIF reports them as tool execution notifications,
+	// JSON under the key loadErrorsKey.
+	loadErrors []loadError
 }
+
+// A loadError is a package that could not be loaded or type-checked, so
+// was not analyzed.
+type loadError struct {
+	Package string // import path, or the patterns when the go command named none
+	Err     string // the go command's text
+}
+
+func newRenderer(wd, root string, checks []analyzers.Check, color bool) *renderer {
+	return &renderer{
+		wd:      wd,
+		root:    root,
+		checks:  checks,
+		color:   color,
+		files:   make(map[string][]byte),
+		version: toolVersion(),
+	}
+}
+
+// maxRelated is how many related places of a finding the human-facing
+// formats (human, text, github, SARIF) list; a line after them says how
+// many more there are. JSON lists them all, as go/analysis does.
+const maxRelated = 50
+
+// shownRelated returns the related places of f to list and how many are
+// left out.
+func shownRelated(f *Finding) ([]Related, int) {
+	if len(f.Related) <= maxRelated {
+		return f.Related, 0
+	}
+	return f.Related[:maxRelated], len(f.Related) - maxRelated
+}
+
+// morePlaces is the line that stands for n related places left out.
+func morePlaces(n int) string { return fmt.Sprintf("... and %d more places", n) }
 
 var renderers = map[string]func(*renderer, io.Writer, []*Finding) error{
 	"human":  (*renderer).human,
@@ -80,17 +129,58 @@ func (r *renderer) source(file string) []byte {
 	return data
 }
 
-// line returns the text of line n (1-based) of file.
-func (r *renderer) line(file string, n int) (string, bool) {
-	data := r.source(file)
-	for i := 1; len(data) > 0; i++ {
-		l, rest, _ := strings.Cut(string(data), "\n")
-		if i == n {
-			return strings.TrimSuffix(l, "\r"), true
-		}
-		data = []byte(rest)
+// lineStarts returns the offsets of the start of file and of the byte
+// after each of its newlines: the starts of its lines, and the end of the
+// file when it ends in a newline. The file is read and indexed once.
+func (r *renderer) lineStarts(file string) []int {
+	if starts, ok := r.lines[file]; ok {
+		return starts
 	}
-	return "", false
+	data := r.source(file)
+	starts := make([]int, 1, bytes.Count(data, []byte("\n"))+1)
+	for i, b := range data {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	if r.lines == nil {
+		r.lines = make(map[string][]int)
+	}
+	r.lines[file] = starts
+	return starts
+}
+
+// line returns the text of line n (1-based) of file, without its line
+// ending.
+func (r *renderer) line(file string, n int) (string, bool) {
+	starts := r.lineStarts(file)
+	data := r.files[file]
+	count := len(starts) // lines
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		count-- // the last start is the end of the file
+	}
+	if n < 1 || n > count {
+		return "", false
+	}
+	end := len(data)
+	if n < len(starts) {
+		end = starts[n]
+	}
+	l := data[starts[n-1]:end]
+	l = bytes.TrimSuffix(l, []byte("\n"))
+	l = bytes.TrimSuffix(l, []byte("\r"))
+	return string(l), true
+}
+
+// lineOf returns the 1-based line of file holding byte offset off and the
+// offset at which that line starts.
+func (r *renderer) lineOf(file string, off int) (line, start int) {
+	starts := r.lineStarts(file)
+	i := sort.Search(len(starts), func(i int) bool { return starts[i] > off }) // the line after off's
+	if i == 0 {
+		return 1, 0
+	}
+	return i, starts[i-1]
 }
 
 func (r *renderer) posString(p Position) string {
@@ -106,16 +196,48 @@ func (r *renderer) text(w io.Writer, findings []*Finding) error {
 		if _, err := fmt.Fprintf(w, "%s: %s [%s]\n", r.posString(f.Pos), f.Message, f.Check); err != nil {
 			return err
 		}
-		for _, rel := range f.Related {
+		related, more := shownRelated(f)
+		for _, rel := range related {
 			fmt.Fprintf(w, "\t%s: %s\n", r.posString(rel.Pos), rel.Message)
+		}
+		if more > 0 {
+			fmt.Fprintf(w, "\t%s\n", morePlaces(more))
 		}
 	}
 	return nil
 }
 
-// json prints the go/analysis JSON tree: package ID -> check -> diagnostics.
+// loadErrorsKey is the top-level key under which JSON output lists the
+// packages that could not be loaded or type-checked. No package ID can be
+// it: import paths have no colon.
+const loadErrorsKey = "cancelcheck:load-errors"
+
+// json prints the go/analysis JSON tree: package ID -> check ->
+// diagnostics, with every related place. Packages that could not be
+// loaded or type-checked are listed under loadErrorsKey, in the shape
+// go/analysis gives an analyzer's error: package -> {"error": text}.
 func (r *renderer) json(w io.Writer, findings []*Finding) error {
-	data, err := json.MarshalIndent(jsonTree(findings), "", "\t")
+	diags := jsonTree(findings)
+	var tree any = diags
+	if len(r.loadErrors) > 0 {
+		type jsonError struct {
+			Error string `json:"error"`
+		}
+		out := make(map[string]any, len(diags)+1)
+		for id, checks := range diags {
+			out[id] = checks
+		}
+		errs := make(map[string]jsonError)
+		for _, e := range r.loadErrors {
+			if prev, ok := errs[e.Package]; ok {
+				e.Err = prev.Error + "\n" + e.Err
+			}
+			errs[e.Package] = jsonError{e.Err}
+		}
+		out[loadErrorsKey] = errs
+		tree = out
+	}
+	data, err := json.MarshalIndent(tree, "", "\t")
 	if err != nil {
 		return err
 	}
@@ -136,7 +258,17 @@ func (r *renderer) github(w io.Writer, findings []*Finding) error {
 			}
 		}
 		props += ",title=" + ghProp("cancelcheck "+f.Check)
-		if _, err := fmt.Fprintf(w, "::warning %s::%s\n", props, ghData(f.Message)); err != nil {
+		// The annotation's message lists the related places below the
+		// message, one a line.
+		msg := f.Message
+		related, more := shownRelated(f)
+		for _, rel := range related {
+			msg += fmt.Sprintf("\n%s:%d:%d: %s", filepath.ToSlash(relPath(r.root, rel.Pos.File)), rel.Pos.Line, rel.Pos.Col, rel.Message)
+		}
+		if more > 0 {
+			msg += "\n" + morePlaces(more)
+		}
+		if _, err := fmt.Fprintf(w, "::warning %s::%s\n", props, ghData(msg)); err != nil {
 			return err
 		}
 	}
@@ -226,8 +358,12 @@ func (r *renderer) human(w io.Writer, findings []*Finding) error {
 			span := max(1, displayWidth(src, f.Pos.Col-1+width)-pad)
 			fmt.Fprintf(w, "%s%s%s\n", faint.Sprint("      | "), strings.Repeat(" ", pad), caret.Sprint("^"+strings.Repeat("~", span-1)))
 		}
-		for _, rel := range f.Related {
+		related, more := shownRelated(f)
+		for _, rel := range related {
 			fmt.Fprintf(w, "  %s %s\n", faint.Sprint(r.posString(rel.Pos)+":"), rel.Message)
+		}
+		if more > 0 {
+			fmt.Fprintf(w, "  %s\n", faint.Sprint(morePlaces(more)))
 		}
 		if f.Category == "directive" {
 			fmt.Fprintf(w, "  %s %s\n", warn.Sprint("why:"), directiveWhy)
@@ -291,8 +427,11 @@ func (r *renderer) fixPreview(fx Fix) []string {
 	sort.Strings(files)
 	var out []string
 	for _, file := range files {
-		src := r.source(file)
-		fixed, err := applyEdits(src, byFile[file])
+		src, edits, ok := r.editWindow(file, byFile[file])
+		if !ok {
+			continue
+		}
+		fixed, err := applyEdits(src, edits)
 		if err != nil {
 			continue
 		}
@@ -319,6 +458,39 @@ func (r *renderer) fixPreview(fx Fix) []string {
 		out = append(out[:maxPreview], fmt.Sprintf(" ... %d more lines (see cancelcheck -fix -diff)", n))
 	}
 	return out
+}
+
+// editWindow returns the lines of file that edits touch, with a line
+// more on each side, and the edits made relative to them: a preview need
+// not copy and split the whole file. ok is false when an edit lies
+// outside the file.
+func (r *renderer) editWindow(file string, edits []Edit) (window []byte, rel []Edit, ok bool) {
+	src := r.source(file)
+	if len(edits) == 0 {
+		return src, edits, true
+	}
+	lo, hi := len(src), 0
+	for _, e := range edits {
+		if e.Start < 0 || e.End < e.Start || e.End > len(src) {
+			return nil, nil, false
+		}
+		lo, hi = min(lo, e.Start), max(hi, e.End)
+	}
+	starts := r.lineStarts(file)
+	first, _ := r.lineOf(file, lo)
+	last, _ := r.lineOf(file, hi)
+	from := starts[max(first-2, 0)] // the start of the line before
+	to := len(src)
+	if last+1 < len(starts) {
+		to = starts[last+1] // the end of the line after
+	}
+	rel = make([]Edit, len(edits))
+	for i, e := range edits {
+		e.Start -= from
+		e.End -= from
+		rel[i] = e
+	}
+	return src[from:to], rel, true
 }
 
 func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
