@@ -77,14 +77,16 @@ func (s *state) checkDrop(cur inspector.Cursor, call *ast.CallExpr, as *ast.Assi
 		// explicit, best-effort side effect; the result stands.
 		return
 	}
-	if analysisutil.ErrorResult(f.Sig) < 0 {
-		// No error to return: only a bare call, an oversight rather than
-		// a decision (`_ =`), followed by work that assumes it succeeded
-		// (sem.Acquire(ctx, 1) then the guarded work) is reported.
-		if as != nil || f.Sig.Results().Len() > 0 {
+	if unread := s.unreadResult(f); analysisutil.ErrorResult(f.Sig) < 0 || unread {
+		// No error to return, or none that anyone reads (a group literal
+		// whose Wait results are discarded): only a bare call, an
+		// oversight rather than a decision (`_ =`), followed by work that
+		// assumes it succeeded (sem.Acquire(ctx, 1) then the guarded work)
+		// is reported.
+		if as != nil || f.Sig.Results().Len() > 0 && !unread {
 			return
 		}
-		if s.goLit[f.Node] && !releasedAfter(cur, call) {
+		if (s.goLit[f.Node] || unread) && !releasedAfter(cur, call) {
 			// A goroutine has no caller to mislead: only going on to
 			// release what the failed call did not acquire is wrong.
 			return
@@ -414,7 +416,18 @@ func (s *state) returnDropFixes(cur inspector.Cursor, f *ctxflow.Func, call *ast
 	}
 	var text string
 	if as == nil || len(as.Lhs) == 1 {
-		text = fmt.Sprintf("if err := %s; err != nil {\n%s\t%s\n%s}", src, indent, ret, indent)
+		// A bare call: one name per result, err at the error's index
+		// (`if _, err := fetch(ctx, id); err != nil`).
+		names := "err"
+		if tuple, ok := s.info.TypeOf(call).(*types.Tuple); ok && as == nil && tuple.Len() > 1 {
+			parts := make([]string, tuple.Len())
+			for i := range parts {
+				parts[i] = "_"
+			}
+			parts[idx] = "err"
+			names = join(parts)
+		}
+		text = fmt.Sprintf("if %s := %s; err != nil {\n%s\t%s\n%s}", names, src, indent, ret, indent)
 	} else {
 		lhs := make([]string, len(as.Lhs))
 		for i, l := range as.Lhs {

@@ -14,6 +14,7 @@ import (
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 	"github.com/cancelcheck/cancelcheck/passes/flow"
+	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
 //go:embed doc.go
@@ -42,7 +43,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "swallowcancel",
 		Doc:      analysisutil.MustExtractDoc(doc, "swallowcancel"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/swallowcancel.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer, goroutines.Analyzer},
 		Run:      c.run,
 	}
 }
@@ -71,7 +72,8 @@ type state struct {
 	rep    *analysisutil.Reporter
 	info   *types.Info
 	quiet  map[*ctxflow.Func]bool
-	group  map[ast.Node]bool // literals run by an errgroup.Group
+	group  map[ast.Node]bool // literals run by a group (errgroup, scope)
+	unread map[ast.Node]bool // group literals whose errors no Wait reads
 	goLit  map[ast.Node]bool // literals run by a go statement
 	// escaped memoizes escapes: whether a variable is mentioned in a
 	// literal or has its address taken (one walk per variable).
@@ -94,9 +96,14 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		info:    pass.TypesInfo,
 		quiet:   make(map[*ctxflow.Func]bool),
 		rt:      res.ImportsRuntime(),
-		group:   groupLiterals(ins, pass.TypesInfo),
+		group:   make(map[ast.Node]bool),
+		unread:  make(map[ast.Node]bool),
 		goLit:   goLiterals(ins),
 		escaped: make(map[*types.Var]bool),
+	}
+	for lit, r := range pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).GroupRuns() {
+		s.group[lit] = true
+		s.unread[lit] = r.Unread
 	}
 	for _, f := range res.Funcs {
 		s.quiet[f] = s.mayEndQuietly(f)
@@ -227,31 +234,16 @@ func (s *state) inTeardown(f *ctxflow.Func) bool {
 	return false
 }
 
-// groupGoroutine reports whether f is a literal passed to
-// (*errgroup.Group).Go or TryGo: returning nil there on cancellation is the
-// group's idiom, since Wait reports the error that canceled the group.
+// groupGoroutine reports whether f is a literal run by a group
+// ((*errgroup.Group).Go or TryGo, the runtime's scope.Go): returning nil
+// there on cancellation is the group's idiom, since Wait reports the error
+// that canceled the group.
 func (s *state) groupGoroutine(f *ctxflow.Func) bool { return s.group[f.Node] }
 
-// groupLiterals returns the function literals passed to errgroup's Go.
-func groupLiterals(ins *inspector.Inspector, info *types.Info) map[ast.Node]bool {
-	out := make(map[ast.Node]bool)
-	for cur := range ins.Root().Preorder((*ast.CallExpr)(nil)) {
-		call := cur.Node().(*ast.CallExpr)
-		if len(call.Args) != 1 {
-			continue
-		}
-		lit, ok := ast.Unparen(call.Args[0]).(*ast.FuncLit)
-		if !ok {
-			continue
-		}
-		fn := analysisutil.Callee(info, call)
-		if analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "Go") ||
-			analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "TryGo") {
-			out[lit] = true
-		}
-	}
-	return out
-}
+// unreadResult reports whether f is a group literal whose errors no one
+// reads (the group's Wait results are discarded): like a goroutine, it
+// has no caller to mislead.
+func (s *state) unreadResult(f *ctxflow.Func) bool { return s.unread[f.Node] }
 
 // goLiterals returns the function literals started by `go func() {...}()`.
 func goLiterals(ins *inspector.Inspector) map[ast.Node]bool {

@@ -41,6 +41,10 @@ type Lazy struct {
 	once    sync.Once
 	compute func() *Result
 	res     *Result
+
+	info   *types.Info
+	ins    *inspector.Inspector
+	groups groupRuns
 }
 
 // Get returns the result, computing it on the first call. It is safe for
@@ -200,9 +204,9 @@ func run(pass *goanalysis.Pass) (any, error) {
 	}
 	a.exportFacts()
 	if !hasGo && !a.importsSpawner() {
-		return &Lazy{compute: func() *Result { return a.res }}, nil
+		return &Lazy{compute: func() *Result { return a.res }, info: a.info, ins: a.ins}, nil
 	}
-	return &Lazy{compute: func() *Result { return a.goroutines() }}, nil
+	return &Lazy{compute: func() *Result { return a.goroutines() }, info: a.info, ins: a.ins}, nil
 }
 
 // goroutines finds the package's goroutine starts and orphaned channels

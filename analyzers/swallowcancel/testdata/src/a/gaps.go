@@ -108,6 +108,34 @@ func putAllGroupOK(ctx context.Context, ks []string) error {
 	return g.Wait()
 }
 
+// A literal's error goes to the group's Wait, whose result is returned:
+// dropping a cancellation inside the literal makes the group succeed.
+func putAllDropInside(ctx context.Context, ks []string) error {
+	var g errgroup.Group
+	for _, k := range ks {
+		g.Go(func() error {
+			store.Put(ctx, k, "v") // want `the error of store.Put may carry the caller's cancellation and is dropped`
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// Near-miss: no one reads the group's errors (its Wait is deferred for
+// the join alone), so a drop inside a literal misleads no caller, as in a
+// go statement.
+func auditDeferred(ctx context.Context, ks []string) error {
+	var g errgroup.Group
+	defer g.Wait()
+	for _, k := range ks {
+		g.Go(func() error {
+			store.Put(ctx, k, "v")
+			return nil
+		})
+	}
+	return nil
+}
+
 // Near-miss: a zero group has no context; its error is the goroutines'
 // own, here parse errors.
 func parseAllGroup(ss []string) error {

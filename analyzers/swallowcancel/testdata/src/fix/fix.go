@@ -27,6 +27,12 @@ func dropBare(ctx context.Context, k string) error {
 	return nil
 }
 
+// A bare call with two results: the fix names the other result _.
+func dropBareTuple(ctx context.Context, k string) error {
+	store.Get(ctx, k) // want `dropped`
+	return nil
+}
+
 func loopDrop(ctx context.Context, items []item) (*item, error) {
 	for _, it := range items {
 		_ = store.Put(ctx, it.id, "v") // want `dropped`
