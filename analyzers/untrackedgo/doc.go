@@ -13,6 +13,11 @@
 // ("joins via parameter N"). It is bound when it is a worker loop or a
 // watcher that ends with a context or stop channel (`for {}` loops, ranges
 // over channels, `<-ctx.Done()`, a stop channel of the owner), and
+// a future when its only owner state is the context and its last act is
+// sending its value (not an error alone) on every path into a buffer of
+// the owner with room for it (one slot per sender): an owner that stops
+// waiting abandons the value on purpose, and the goroutine ends with its
+// work. It is
 // long-lived when its owner is a constructor of a type with a Close, Stop,
 // Shutdown or Wait method, or it runs a method of another such object
 // (`go srv.Serve(l)`). A method of a closable type gets no pass by itself:
@@ -29,7 +34,9 @@
 //     the owner returns), unless the goroutine only watches it; or it is
 //     started for each element of a finite collection loop;
 //   - the owner can return, on some path from the `go` statement, without a
-//     join event (control flow from ctrlflow);
+//     join event (control flow from ctrlflow; a loop with the same rounds
+//     as the loop that started the goroutines, `range xs` or `i < n`, runs
+//     at least once);
 //   - for context uses and loops: the goroutine is not bound, the owner is
 //     not long-lived, and the owner is not main or init; for context uses,
 //     the goroutine is not started by an accept or dispatch loop (`for {}`,

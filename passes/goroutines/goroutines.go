@@ -177,6 +177,10 @@ type analysis struct {
 	summaries map[*types.Func]*summary
 	owners    map[ast.Node]*owner
 	res       *Result
+	// roomy holds the result channels whose buffer has room for every
+	// send of their senders (one slot per sender, each sending once), so
+	// no send blocks, whoever stops receiving.
+	roomy map[*types.Var]bool
 }
 
 func run(pass *goanalysis.Pass) (any, error) {
@@ -190,6 +194,7 @@ func run(pass *goanalysis.Pass) (any, error) {
 		summaries: map[*types.Func]*summary{},
 		owners:    map[ast.Node]*owner{},
 		res:       &Result{},
+		roomy:     map[*types.Var]bool{},
 	}
 	hasGo := false
 	for c := range a.ins.Root().Preorder((*ast.FuncDecl)(nil), (*ast.GoStmt)(nil)) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // classify fills in g's join evidence, bound-ness, owner-state uses and,
@@ -180,6 +181,15 @@ func (a *analysis) classify(g *Goroutine) {
 		})
 		return found
 	}
+	if reportsBack && onlyContext(reasons) && a.future(g, local) {
+		// A future: its one result goes into a buffer with room for it,
+		// and sending it is the last thing it does. An owner that stops
+		// waiting abandons the result on purpose; the goroutine ends once
+		// the work that makes the result does, sooner when the context it
+		// uses is canceled, and nothing is left blocked.
+		g.Join = "buffered result channel"
+		return
+	}
 	if reportsBack && len(reasons) == 0 {
 		// A goroutine per element that touches no owner state and reports
 		// on a channel the owner receives from somewhere: the owner
@@ -210,27 +220,116 @@ func (a *analysis) classify(g *Goroutine) {
 	}
 }
 
+// onlyContext reports whether the owner state a goroutine uses is only its
+// context.
+func onlyContext(uses []Use) bool {
+	for _, u := range uses {
+		if u.Kind != UseContext {
+			return false
+		}
+	}
+	return len(uses) > 0
+}
+
+// future reports whether g computes a value for its owner: it reports
+// back only on roomy result channels of its owner whose elements are not
+// errors alone, sends on every path, and its sends are its last action
+// (after each, no call, send or other communication runs before it ends).
+// A goroutine that reports only an error, or only on some paths, does
+// work for its side effects, and its owner should wait for that work.
+func (a *analysis) future(g *Goroutine, local map[types.Object]bool) bool {
+	if g.Lit == nil {
+		return false
+	}
+	for obj := range local {
+		v, ok := obj.(*types.Var)
+		if !ok || !a.roomy[v] {
+			return false
+		}
+		if ch, ok := v.Type().Underlying().(*types.Chan); !ok || analysisutil.IsErrorInterface(ch.Elem()) {
+			return false
+		}
+	}
+	graph := a.bodyGraph(g)
+	if graph == nil {
+		return false
+	}
+	sends := func(n ast.Node) bool {
+		s, ok := n.(*ast.SendStmt)
+		return ok && local[rootObj(a.info, s.Chan)]
+	}
+	if !graph.OnEveryPath(graph.Entry(), sends) {
+		return false
+	}
+	tail := true
+	ast.Inspect(g.Lit.Body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		send, ok := n.(*ast.SendStmt)
+		if !ok || !tail {
+			return tail
+		}
+		if obj := rootObj(a.info, send.Chan); obj == nil || !local[obj] {
+			return true
+		}
+		p, ok := graph.Locate(send)
+		if !ok {
+			tail = false
+			return false
+		}
+		work := func(m ast.Node) bool {
+			return flow.Mentions(m, func(x ast.Node) bool {
+				switch x := x.(type) {
+				case *ast.CallExpr, *ast.SendStmt:
+					return true
+				case *ast.UnaryExpr:
+					return x.Op == token.ARROW
+				}
+				return false
+			})
+		}
+		if _, more := graph.Reaches(p.Next(), work, nil); more {
+			tail = false
+		}
+		return true
+	})
+	return tail
+}
+
 // sameCollection returns the edge filter of the owner's graph under which a
-// range loop over the collection whose loop started g runs at least once:
-// the goroutine started, so the collection is not empty, and a loop that
-// collects from each element (`for range ids { <-errc }`) cannot end
-// before its first round. Nil when g's loop is no range over a variable.
+// loop over the same rounds as the loop that started g runs at least once:
+// the goroutine started, so the collection is not empty (or the count not
+// zero), and a loop that collects from each element (`for range ids {
+// <-errc }`, `for i := 0; i < n; i++ { <-results }`) cannot end before its
+// first round. Nil when g's loop has no rounds visible in its header.
 func (a *analysis) sameCollection(g *Goroutine) func(*cfg.Block, int) bool {
-	r, ok := g.Loop.(*ast.RangeStmt)
+	if g.Loop == nil {
+		return nil
+	}
+	count, ok := a.roundCount(g.Loop)
 	if !ok {
 		return nil
 	}
-	obj := rootObj(a.info, r.X)
-	if obj == nil {
+	if r, ok := g.Loop.(*ast.RangeStmt); ok && rootObj(a.info, r.X) == nil {
 		return nil
 	}
-	path := types.ExprString(r.X)
 	return func(b *cfg.Block, i int) bool {
-		other, ok := b.Stmt.(*ast.RangeStmt)
-		if !ok || b.Kind != cfg.KindRangeLoop || other == r || b.Succs[i].Kind != cfg.KindRangeDone {
-			return true
+		switch other := b.Stmt.(type) {
+		case *ast.RangeStmt:
+			if b.Kind != cfg.KindRangeLoop || other == g.Loop || b.Succs[i].Kind != cfg.KindRangeDone {
+				return true
+			}
+			c, ok := a.roundCount(other)
+			return !ok || c != count
+		case *ast.ForStmt:
+			if b.Kind != cfg.KindForLoop || other == g.Loop || b.Succs[i].Kind != cfg.KindForDone {
+				return true
+			}
+			c, ok := a.roundCount(other)
+			return !ok || c != count
 		}
-		return rootObj(a.info, other.X) != obj || types.ExprString(other.X) != path
+		return true
 	}
 }
 

@@ -294,6 +294,89 @@ func (a *analysis) capacity(call *ast.CallExpr) (int, bool) {
 	return int(n), ok
 }
 
+// sendsOnce reports whether each sender of u sends on it at most once:
+// one send statement, outside any loop of the goroutine.
+func (a *analysis) sendsOnce(u *chanUse, senders []*Goroutine) bool {
+	if u.loopy {
+		return false
+	}
+	for _, g := range senders {
+		if len(u.sends[g]) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// slotPerRound reports whether u's buffer, of a size known only at run
+// time, holds one value per round of the loop that starts its senders:
+// make(chan T, len(xs)) for a range over xs, make(chan T, n) for
+// `for i := 0; i < n; i++`, each sender started in that loop and sending
+// once.
+func (a *analysis) slotPerRound(u *chanUse, senders []*Goroutine, loop ast.Stmt) bool {
+	if loop == nil || len(u.make.Args) < 2 || !a.sendsOnce(u, senders) {
+		return false
+	}
+	for _, g := range senders {
+		if g.Loop != loop {
+			return false
+		}
+	}
+	size := ast.Unparen(u.make.Args[1])
+	count, ok := a.roundCount(loop)
+	return ok && types.ExprString(size) == count
+}
+
+// roundCount spells the number of rounds of a loop as an expression, when
+// it is visible from the loop's header: len(xs) for `range xs` over a
+// slice, map, array or string, n for `for i := 0; i < n; i++`. The
+// expression must have no calls; that it has the same value at the make
+// and at the loop is taken from the source (the same spelling), not
+// proven.
+func (a *analysis) roundCount(loop ast.Stmt) (string, bool) {
+	pure := func(e ast.Expr) bool {
+		ok := true
+		ast.Inspect(e, func(n ast.Node) bool {
+			if _, call := n.(*ast.CallExpr); call {
+				ok = false
+			}
+			return ok
+		})
+		return ok
+	}
+	switch l := loop.(type) {
+	case *ast.RangeStmt:
+		if !pure(l.X) {
+			return "", false
+		}
+		switch t := a.info.TypeOf(l.X).Underlying().(type) {
+		case *types.Slice, *types.Map, *types.Array:
+			return "len(" + types.ExprString(l.X) + ")", true
+		case *types.Basic:
+			switch {
+			case t.Info()&types.IsInteger != 0: // range n
+				return types.ExprString(l.X), true
+			case t.Info()&types.IsString != 0: // at most len(s) runes
+				return "len(" + types.ExprString(l.X) + ")", true
+			}
+		}
+	case *ast.ForStmt:
+		be, ok := l.Cond.(*ast.BinaryExpr)
+		init, ok2 := l.Init.(*ast.AssignStmt)
+		if !ok || !ok2 || be.Op != token.LSS || len(init.Lhs) != 1 || len(init.Rhs) != 1 || !pure(be.Y) {
+			return "", false
+		}
+		if lit, ok := init.Rhs[0].(*ast.BasicLit); !ok || lit.Value != "0" {
+			return "", false
+		}
+		if id, ok := be.X.(*ast.Ident); !ok || types.ExprString(init.Lhs[0]) != id.Name {
+			return "", false
+		}
+		return types.ExprString(be.Y), true
+	}
+	return "", false
+}
+
 // orphan reports whether u's blocking senders can be abandoned by o, and
 // records the Orphan.
 func (a *analysis) orphan(o *owner, u *chanUse) bool {
@@ -326,7 +409,16 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		}
 	}
 	k, ok := a.capacity(u.make)
-	if !ok || (!many && k >= len(senders)) {
+	if !ok {
+		if many && a.slotPerRound(u, senders, senderLoop) {
+			a.roomy[u.v] = true
+		}
+		return false
+	}
+	if !many && k >= len(senders) {
+		if !u.loopy && a.sendsOnce(u, senders) {
+			a.roomy[u.v] = true
+		}
 		return false
 	}
 	if many && k > 0 {
@@ -336,6 +428,9 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 			return false
 		}
 		if n, ok := a.constIterations(senderLoop); ok && n <= int64(k) {
+			if a.sendsOnce(u, senders) {
+				a.roomy[u.v] = true
+			}
 			return false
 		}
 		for _, g := range senders {

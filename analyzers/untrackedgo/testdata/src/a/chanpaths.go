@@ -105,3 +105,83 @@ func refreshSome(ctx context.Context, detach bool) {
 		_ = refresh(ctx)
 	}()
 }
+
+func compute(ctx context.Context, i int) int { return i }
+
+func work(ctx context.Context, i int) error { return ctx.Err() }
+
+// Near-miss: a future. Its one result goes into a buffer with room for it
+// and sending is the last thing it does; the owner that returns early
+// abandons the value on purpose, and the goroutine ends with its work.
+func futureEarly(ctx context.Context, check func() error) (int, error) {
+	res := make(chan int, 1)
+	go func() {
+		res <- compute(ctx, 1)
+	}()
+	if err := check(); err != nil {
+		return 0, err
+	}
+	return <-res, nil
+}
+
+// A goroutine that reports only its error does its work for the side
+// effects: returning early leaves that work running, cut off by ctx.
+func workEarly(ctx context.Context, check func() error) error {
+	errc := make(chan error, 1)
+	go func() { // want `goroutine uses the context ctx of workEarly, which can return without waiting for it`
+		errc <- work(ctx, 1)
+	}()
+	if err := check(); err != nil {
+		return err
+	}
+	return <-errc
+}
+
+// A future that goes on after its send is not done when it has sent.
+func futureThenMore(ctx context.Context, check func() error) (int, error) {
+	res := make(chan int, 1)
+	go func() { // want `goroutine uses the context ctx of futureThenMore, which can return without waiting for it`
+		res <- compute(ctx, 1)
+		_ = work(ctx, 2)
+	}()
+	if err := check(); err != nil {
+		return 0, err
+	}
+	return <-res, nil
+}
+
+// Near-miss: n workers started by a counted loop, and a loop with the same
+// count that collects one result each: it runs at least once, since the
+// goroutines started.
+func countedCollect(ctx context.Context, n int) error {
+	errc := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			errc <- work(ctx, i)
+		}()
+	}
+	var first error
+	for i := 0; i < n; i++ {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// The collecting loop has another count: it may not run at all.
+func countedOther(ctx context.Context, n, m int) error {
+	errc := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() { // want `goroutine uses the context ctx of countedOther, which can return without waiting for it`
+			errc <- work(ctx, i)
+		}()
+	}
+	var first error
+	for i := 0; i < m; i++ {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
