@@ -15,6 +15,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
 //go:embed doc.go
@@ -32,7 +33,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "detachedctx",
 		Doc:      analysisutil.MustExtractDoc(doc, "detachedctx"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/detachedctx.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, goroutines.Analyzer},
 		Run:      (&checker{cfg}).run,
 	}
 }
@@ -47,6 +48,7 @@ type state struct {
 	pass     *analysis.Pass
 	res      *ctxflow.Result
 	ins      *inspector.Inspector
+	gos      *goroutines.Lazy
 	detached map[*token.File]map[int]bool // lines covered by "// detached: reason"
 }
 
@@ -58,6 +60,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		pass:     pass,
 		res:      pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
 		ins:      pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		gos:      pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy),
 		detached: make(map[*token.File]map[int]bool),
 	}
 	rep := analysisutil.NewReporter(pass)
@@ -189,10 +192,54 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 				// purpose (a shared cache fill under its own timeout): say
 				// so, and keep the values.
 				d.SuggestedFixes = append(d.SuggestedFixes, detach)
+				if st.outlivesCaller(cur, f) {
+					// Work that outlives the caller by design (a goroutine
+					// nothing waits for) or that would spin on a canceled
+					// context (a retry loop that never tests it): passing
+					// the caller's context changes what the code does;
+					// detaching it keeps that and the values.
+					d.SuggestedFixes[0], d.SuggestedFixes[1] = d.SuggestedFixes[1], d.SuggestedFixes[0]
+				}
 			}
 		}
 	}
 	return d, true
+}
+
+// outlivesCaller reports whether the code at cur keeps running whatever
+// the caller's context does, so that handing it that context would change
+// its behaviour: it is inside a goroutine literal that nothing joins, or
+// inside a retry loop that never tests for cancellation (with the caller's
+// context, every attempt would fail at once after it ends, and the loop
+// would spin).
+func (st *state) outlivesCaller(cur inspector.Cursor, f *ctxflow.Func) bool {
+	for loop := range analysisutil.EnclosingLoops(cur) {
+		if analysisutil.IsRetryLoop(st.pass.TypesInfo, loop) && !st.loopChecksCancel(loop) {
+			return true
+		}
+	}
+	lit := st.enclosingGoLit(cur)
+	if lit == nil {
+		return false
+	}
+	for _, g := range st.gos.Get().Goroutines {
+		if g.Lit == lit {
+			return g.Join == "" && !g.Bound
+		}
+	}
+	return false
+}
+
+// loopChecksCancel reports whether a loop tests for the end of a context in
+// its condition or body.
+func (st *state) loopChecksCancel(loop ast.Stmt) bool {
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		return (l.Cond != nil && st.res.ChecksCancel(l.Cond)) || st.res.ChecksCancel(l.Body)
+	case *ast.RangeStmt:
+		return st.res.ChecksCancel(l.Body)
+	}
+	return false
 }
 
 func funcName(f *ctxflow.Func) string {

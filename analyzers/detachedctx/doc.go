@@ -69,7 +69,12 @@
 // reported at all, since there is no better spelling. Elsewhere (not for
 // logging calls) context.WithoutCancel(ctx) is the second fix, for work
 // that outlives its caller on purpose, such as a shared cache filled under
-// its own timeout: `-fix` applies the first, an editor offers both.
+// its own timeout: `-fix` applies the first, an editor offers both. It is
+// the first fix where the code keeps running whatever the caller's context
+// does, so that passing that context would change what it does: inside a
+// goroutine that nothing joins (it outlives its caller by design, and
+// would be cut off when the caller's context ends), and inside a retry
+// loop that never tests a context (it would spin on a canceled one).
 //
 // A fresh context passed to a logging call (log/slog's ...Context
 // functions and methods, and other calls analysisutil.IsLogCall knows) is
