@@ -12,6 +12,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
@@ -107,13 +108,29 @@ func scopeFix(pass *analysis.Pass, g *goroutines.Goroutine) (analysis.SuggestedF
 		// A one-line body: the return needs a line of its own.
 		tail = "\n" + tail
 	}
-	if l := g.Lit.Body.List; len(l) > 0 {
-		if _, ok := l[len(l)-1].(*ast.ReturnStmt); ok {
-			tail = "})"
-		}
+	if !fallsOffEnd(pass, g.Lit) {
+		// The body ends in a return, or cannot reach its end (a loop that
+		// only returns): a trailing return would be unreachable code.
+		tail = "})"
 	}
 	edits = append(edits, analysis.TextEdit{Pos: g.Lit.Body.Rbrace, End: gs.End(), NewText: []byte(tail)})
 	return analysis.SuggestedFix{Message: message, TextEdits: edits}, true
+}
+
+// fallsOffEnd reports whether some path through lit reaches the end of
+// its body, where a function with results needs a return. (The graph
+// makes that end an implicit return statement at the closing brace.)
+func fallsOffEnd(pass *analysis.Pass, lit *ast.FuncLit) bool {
+	g := pass.ResultOf[flow.Analyzer].(*flow.Result).Func(lit)
+	if g == nil {
+		return true
+	}
+	implicit := func(r *ast.ReturnStmt) bool { return r == nil || r.Return == lit.Body.Rbrace }
+	exit, ok := g.ExitAvoiding(g.Entry(), func(n ast.Node) bool {
+		r, ret := n.(*ast.ReturnStmt)
+		return ret && !implicit(r)
+	})
+	return ok && implicit(exit.Return)
 }
 
 func nodeText(pass *analysis.Pass, n ast.Node) string {

@@ -126,6 +126,7 @@ func (c *command) applyFixes(wd string, findings []*Finding, diff bool) (int, er
 		if err != nil {
 			return ExitError, err
 		}
+		fixed = dropUnusedImports(src, fixed)
 		if formatted, err := format.Source(fixed); err == nil {
 			fixed = formatted
 		}

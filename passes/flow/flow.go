@@ -239,7 +239,9 @@ func (g *Graph) isComm(n ast.Node) bool {
 // Exit is a normal end of the function.
 type Exit struct {
 	Block *cfg.Block
-	// Return is the return statement, or nil for the end of the body.
+	// Return is the return statement. At the end of the body it is the
+	// implicit return the CFG adds, at the closing brace (Return.Return ==
+	// Body.Rbrace); nil only for graphs built without one.
 	Return *ast.ReturnStmt
 }
 

@@ -181,7 +181,7 @@ func (a *analysis) classify(g *Goroutine) {
 		})
 		return found
 	}
-	if reportsBack && onlyContext(reasons) && a.future(g, local) {
+	if reportsBack && a.resultOnly(o, g, reasons, local) && a.future(g, local) {
 		// A future: its one result goes into a buffer with room for it,
 		// and sending it is the last thing it does. An owner that stops
 		// waiting abandons the result on purpose; the goroutine ends once
@@ -220,23 +220,27 @@ func (a *analysis) classify(g *Goroutine) {
 	}
 }
 
-// onlyContext reports whether the owner state a goroutine uses is only its
-// context.
-func onlyContext(uses []Use) bool {
+// resultOnly reports whether the owner state a goroutine uses is its
+// context and variables it writes as part of the result it reports on the
+// owner's channels (syncedWrite).
+func (a *analysis) resultOnly(o *owner, g *Goroutine, uses []Use, local map[types.Object]bool) bool {
 	for _, u := range uses {
-		if u.Kind != UseContext {
+		switch {
+		case u.Kind == UseContext:
+		case u.Kind == UseWrite && a.syncedWrite(o, g, u.Obj, local):
+		default:
 			return false
 		}
 	}
 	return len(uses) > 0
 }
 
-// future reports whether g computes a value for its owner: it reports
-// back only on roomy result channels of its owner whose elements are not
-// errors alone, sends on every path, and its sends are its last action
-// (after each, no call, send or other communication runs before it ends).
-// A goroutine that reports only an error, or only on some paths, does
-// work for its side effects, and its owner should wait for that work.
+// future reports whether g computes a result for its owner: it reports
+// back only on roomy result channels of its owner, sends on every path,
+// and its sends are its last action (after each, no call, send or other
+// communication runs before it ends). A goroutine that reports only on
+// some paths (its failure) does work for its side effects, and its owner
+// should wait for that work.
 func (a *analysis) future(g *Goroutine, local map[types.Object]bool) bool {
 	if g.Lit == nil {
 		return false
@@ -244,9 +248,6 @@ func (a *analysis) future(g *Goroutine, local map[types.Object]bool) bool {
 	for obj := range local {
 		v, ok := obj.(*types.Var)
 		if !ok || !a.roomy[v] {
-			return false
-		}
-		if ch, ok := v.Type().Underlying().(*types.Chan); !ok || analysisutil.IsErrorInterface(ch.Elem()) {
 			return false
 		}
 	}
@@ -512,30 +513,130 @@ func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bo
 }
 
 // readAfter reports whether the owner reads obj, outside the goroutine,
-// after starting it (later in the source, anywhere in the loop starting it,
-// or as a named result), so that what the goroutine writes is meant for the
-// owner. A variable the owner hands over and never touches again is the
+// on some path after starting it (a later statement, the next round of the
+// loop that starts it, a closure called or deferred there), or obj is a
+// named result, so that what the goroutine writes is meant for the owner.
+// A variable the owner hands over and never touches again is the
 // goroutine's own.
 func (a *analysis) readAfter(o *owner, g *Goroutine, obj types.Object) bool {
+	if a.namedResult(o, obj) {
+		return true
+	}
+	p, ok := o.graph.Locate(g.Start)
+	if !ok {
+		return true
+	}
+	_, ok = o.graph.Reaches(p.Next(), func(n ast.Node) bool { return a.readsVar(n, obj, g.Lit) }, nil)
+	return ok
+}
+
+// namedResult reports whether obj is a named result of the owner.
+func (a *analysis) namedResult(o *owner, obj types.Object) bool {
 	res := o.fn.Sig.Results()
 	for i := range res.Len() {
 		if res.At(i) == obj {
 			return true
 		}
 	}
+	return false
+}
+
+// readsVar reports whether n reads obj: a use that is not the target of
+// an assignment, also inside function literals other than skip.
+func (a *analysis) readsVar(n ast.Node, obj types.Object, skip *ast.FuncLit) bool {
 	found := false
-	inspectNode(o.fn.Body, func(n ast.Node) bool {
-		if n == g.Lit {
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		if found || n == nil {
 			return false
 		}
-		if id, ok := n.(*ast.Ident); ok && a.info.Uses[id] == obj {
-			if id.Pos() > g.Start.End() || (g.Loop != nil && g.Loop.Pos() <= id.Pos() && id.Pos() < g.Loop.End()) {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			if n == skip {
+				return false
+			}
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && n.Tok != token.DEFINE && a.info.Uses[id] == obj {
+					continue // written, not read (x += 1 reads, but races the same way)
+				}
+				ast.Inspect(l, visit)
+			}
+			for _, r := range n.Rhs {
+				ast.Inspect(r, visit)
+			}
+			return false
+		case *ast.Ident:
+			if a.info.Uses[n] == obj {
 				found = true
 			}
 		}
 		return !found
-	})
+	}
+	ast.Inspect(n, visit)
 	return found
+}
+
+// syncedWrite reports whether the goroutine's writes to obj reach the
+// owner only through its report on chans: the goroutine writes obj before
+// each send on them (no write follows a send), and every read of obj by
+// the owner after the start comes after a receive from one of them. Such
+// a write is part of the result the goroutine reports, not a race.
+func (a *analysis) syncedWrite(o *owner, g *Goroutine, obj types.Object, chans map[types.Object]bool) bool {
+	if g.Lit == nil || a.namedResult(o, obj) {
+		return false
+	}
+	receives := func(n ast.Node) bool {
+		return flow.Mentions(n, func(m ast.Node) bool {
+			u, ok := m.(*ast.UnaryExpr)
+			return ok && u.Op == token.ARROW && chans[rootObj(a.info, u.X)]
+		})
+	}
+	p, ok := o.graph.Locate(g.Start)
+	if !ok {
+		return false
+	}
+	if _, unsynced := o.graph.Reaches(p.Next(), func(n ast.Node) bool { return a.readsVar(n, obj, g.Lit) }, receives); unsynced {
+		return false
+	}
+	body := a.bodyGraph(g)
+	if body == nil {
+		return false
+	}
+	writes := func(n ast.Node) bool {
+		return flow.Mentions(n, func(m ast.Node) bool {
+			as, ok := m.(*ast.AssignStmt)
+			if !ok {
+				return false
+			}
+			for _, l := range as.Lhs {
+				if rootObj(a.info, l) == obj {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	late := false
+	ast.Inspect(g.Lit.Body, func(n ast.Node) bool {
+		if _, lit := n.(*ast.FuncLit); lit || late {
+			return false
+		}
+		send, ok := n.(*ast.SendStmt)
+		if !ok || !chans[rootObj(a.info, send.Chan)] {
+			return true
+		}
+		sp, ok := body.Locate(send)
+		if !ok {
+			late = true
+			return false
+		}
+		if _, after := body.Reaches(sp.Next(), writes, nil); after {
+			late = true
+		}
+		return true
+	})
+	return !late
 }
 
 // watchOnly reports whether the context or request at c is only watched:

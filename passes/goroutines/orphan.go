@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
@@ -294,15 +295,50 @@ func (a *analysis) capacity(call *ast.CallExpr) (int, bool) {
 	return int(n), ok
 }
 
-// sendsOnce reports whether each sender of u sends on it at most once:
-// one send statement, outside any loop of the goroutine.
+// loopBody returns the body of a for or range statement.
+func loopBody(l ast.Stmt) *ast.BlockStmt {
+	switch l := l.(type) {
+	case *ast.ForStmt:
+		return l.Body
+	case *ast.RangeStmt:
+		return l.Body
+	}
+	return nil
+}
+
+// within reports whether n lies inside the block b.
+func within(n ast.Node, b *ast.BlockStmt) bool {
+	return b != nil && b.Pos() <= n.Pos() && n.End() <= b.End()
+}
+
+// sendsOnce reports whether each sender of u sends on it at most once on
+// any path: no send is in a loop of the goroutine, and none reaches
+// another (`if err != nil { ch <- 0; return }; ch <- n` sends once).
 func (a *analysis) sendsOnce(u *chanUse, senders []*Goroutine) bool {
 	if u.loopy {
 		return false
 	}
 	for _, g := range senders {
-		if len(u.sends[g]) != 1 {
+		sends := u.sends[g]
+		if len(sends) <= 1 {
+			continue
+		}
+		graph := a.bodyGraph(g)
+		if graph == nil {
 			return false
+		}
+		isSend := func(n ast.Node) bool {
+			s, ok := n.(*ast.SendStmt)
+			return ok && slices.Contains(sends, s)
+		}
+		for _, s := range sends {
+			p, ok := graph.Locate(s)
+			if !ok {
+				return false
+			}
+			if _, again := graph.Reaches(p.Next(), isSend, nil); again {
+				return false
+			}
 		}
 	}
 	return true
@@ -395,6 +431,11 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 	}
 	if len(senders) == 0 {
 		return false
+	}
+	if many && !u.loopy && senderLoop != nil && len(senders) == 1 && within(u.make, loopBody(senderLoop)) {
+		// A channel made in the round that starts its sender: each round
+		// has a channel of its own and one sender on it.
+		many, senderLoop = false, nil
 	}
 	if many {
 		// With many senders, each must send on every path: when only some

@@ -760,3 +760,44 @@ func resizeAll(paths []string) ([]string, error) {
 	wg.Wait()
 	return outs, nil
 }
+
+// A channel made in each round for that round's one sender: the round that
+// times out abandons its sender (Kubernetes' availability probe).
+func probeEach(ctx context.Context, svcs []string, d time.Duration) map[string]int {
+	status := map[string]int{}
+	for _, s := range svcs {
+		ch := make(chan int)
+		go func() {
+			ch <- compute(ctx) // want `the send on ch blocks forever once probeEach stops receiving at .case <-t.C.`
+		}()
+		t := time.NewTimer(d)
+		select {
+		case v := <-ch:
+			status[s] = v
+		case <-t.C:
+			status[s] = -1
+		}
+		t.Stop()
+	}
+	return status
+}
+
+// Near-miss: one slot per round's channel, as the Kubernetes fix did.
+func probeEachBuffered(ctx context.Context, svcs []string, d time.Duration) map[string]int {
+	status := map[string]int{}
+	for _, s := range svcs {
+		ch := make(chan int, 1)
+		go func() {
+			ch <- compute(ctx)
+		}()
+		t := time.NewTimer(d)
+		select {
+		case v := <-ch:
+			status[s] = v
+		case <-t.C:
+			status[s] = -1
+		}
+		t.Stop()
+	}
+	return status
+}

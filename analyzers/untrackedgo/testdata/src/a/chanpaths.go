@@ -110,6 +110,8 @@ func compute(ctx context.Context, i int) int { return i }
 
 func work(ctx context.Context, i int) error { return ctx.Err() }
 
+func sent(int) {}
+
 // Near-miss: a future. Its one result goes into a buffer with room for it
 // and sending is the last thing it does; the owner that returns early
 // abandons the value on purpose, and the goroutine ends with its work.
@@ -124,11 +126,11 @@ func futureEarly(ctx context.Context, check func() error) (int, error) {
 	return <-res, nil
 }
 
-// A goroutine that reports only its error does its work for the side
-// effects: returning early leaves that work running, cut off by ctx.
+// Near-miss: a future of an error (a probe's outcome) is a future too
+// (Kubernetes' fix for an abandoned probe gave the channel one slot).
 func workEarly(ctx context.Context, check func() error) error {
 	errc := make(chan error, 1)
-	go func() { // want `goroutine uses the context ctx of workEarly, which can return without waiting for it`
+	go func() {
 		errc <- work(ctx, 1)
 	}()
 	if err := check(); err != nil {
@@ -150,6 +152,26 @@ func futureThenMore(ctx context.Context, check func() error) (int, error) {
 	return <-res, nil
 }
 
+// A goroutine that reports only its failure does its work for its side
+// effects: returning early leaves that work running, cut off by ctx.
+func failEarly(ctx context.Context, check func() error) error {
+	errc := make(chan error, 1)
+	go func() { // want `goroutine uses the context ctx of failEarly, which can return without waiting for it`
+		if err := work(ctx, 1); err != nil {
+			errc <- err
+		}
+	}()
+	if err := check(); err != nil {
+		return err
+	}
+	select {
+	case err := <-errc:
+		return err
+	default:
+		return nil
+	}
+}
+
 // Near-miss: n workers started by a counted loop, and a loop with the same
 // count that collects one result each: it runs at least once, since the
 // goroutines started.
@@ -158,6 +180,7 @@ func countedCollect(ctx context.Context, n int) error {
 	for i := 0; i < n; i++ {
 		go func() {
 			errc <- work(ctx, i)
+			sent(i) // not a future: work goes on after the send
 		}()
 	}
 	var first error
@@ -175,6 +198,7 @@ func countedOther(ctx context.Context, n, m int) error {
 	for i := 0; i < n; i++ {
 		go func() { // want `goroutine uses the context ctx of countedOther, which can return without waiting for it`
 			errc <- work(ctx, i)
+			sent(i)
 		}()
 	}
 	var first error
@@ -184,4 +208,62 @@ func countedOther(ctx context.Context, n, m int) error {
 		}
 	}
 	return first
+}
+
+type page struct{ body []byte }
+
+func load(ctx context.Context, u string) (*page, error) { return &page{}, ctx.Err() }
+
+// Near-miss: a future with one send per path (an early failure sends a
+// zero): each path sends once, into a slot that is always free.
+func sizeOf(ctx context.Context, u string, check func() error) (int, error) {
+	sizes := make(chan int, 1)
+	go func() {
+		p, err := load(ctx, u)
+		if err != nil {
+			sizes <- 0
+			return
+		}
+		sizes <- len(p.body)
+	}()
+	if err := check(); err != nil {
+		return 0, err
+	}
+	return <-sizes, nil
+}
+
+// Near-miss: the goroutine writes the owner's p before it reports, and the
+// owner reads p only after receiving the report: the write is part of the
+// result, and the timeout path abandons both.
+func fetchTimeout(u string, d <-chan struct{}) (*page, error) {
+	errc := make(chan error, 1)
+	var p *page
+	go func() {
+		var err error
+		p, err = load(context.Background(), u)
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		return p, err
+	case <-d:
+		return nil, context.DeadlineExceeded
+	}
+}
+
+// The owner reads p on the timeout path too, without a receive: a race.
+func fetchTimeoutRacy(u string, d <-chan struct{}) (*page, error) {
+	errc := make(chan error, 1)
+	var p *page
+	go func() { // want `goroutine writes p, a variable of fetchTimeoutRacy`
+		var err error
+		p, err = load(context.Background(), u)
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		return p, err
+	case <-d:
+		return p, context.DeadlineExceeded
+	}
 }
