@@ -103,7 +103,10 @@
 // caller holds, and a deferred Unlock registered earlier covers a re-Lock.
 //
 // In files older than Go 1.23 it also reports time.After in a select inside
-// a loop, and time.Tick in a function that returns.
+// a loop, and time.Tick in a function that returns. A time.Timer whose C
+// was received from (a bare receive, or the select case that took it) has
+// fired and holds nothing: a path through that receive needs no Stop. A
+// ticker keeps ticking after a receive and still needs its Stop.
 //
 // Fixes: when the function never hands the lease off and the acquisition is
 // not in a loop, a deferred release (defer cancel(), defer f.Close(), defer

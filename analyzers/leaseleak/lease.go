@@ -110,7 +110,9 @@ func (l *lease) check() {
 			return
 		}
 	}
+	fired := l.firedTimer()
 	w := &walker{
+		enters: fired.enters,
 		stable: f.stableConds(),
 		info:   info,
 		start:  l.block,
@@ -121,6 +123,9 @@ func (l *lease) check() {
 				return true
 			}
 			if l.kind() == ownership.KindBody && l.readsToEOF(n) {
+				return true
+			}
+			if fired.disposes(n) {
 				return true
 			}
 			return f.s.own.UseOf(n, l.objs, l.kind()) != ownership.Borrow
@@ -144,6 +149,78 @@ func (l *lease) check() {
 		return
 	}
 	l.report(out)
+}
+
+// timerFired answers, for a time.Timer lease, where the timer has fired:
+// after a receive from its C completed, the runtime has dropped it, so
+// nothing is left to stop. (A ticker goes on ticking; it is not one.)
+type timerFired struct {
+	l     *lease
+	comms map[ast.Stmt]bool // the communications of the function's selects
+}
+
+// firedTimer returns the fired-timer rule for l; its methods report
+// nothing for leases other than a time.Timer.
+func (l *lease) firedTimer() *timerFired {
+	if l.kind() != ownership.KindTimer {
+		return nil
+	}
+	t := &timerFired{l: l, comms: map[ast.Stmt]bool{}}
+	for c := range l.f.cur.Preorder((*ast.CommClause)(nil)) {
+		if cc := c.Node().(*ast.CommClause); cc.Comm != nil {
+			t.comms[cc.Comm] = true
+		}
+	}
+	return t
+}
+
+// receives reports whether the statement s receives from the timer's C.
+func (t *timerFired) receives(s ast.Node) bool {
+	var x ast.Expr
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		x = s.X
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			x = s.Rhs[0]
+		}
+	case *ast.ValueSpec:
+		if len(s.Values) == 1 {
+			x = s.Values[0]
+		}
+	}
+	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return false
+	}
+	sel, ok := ast.Unparen(u.X).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "C" {
+		return false
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	return ok && t.l.objs[t.l.f.info().Uses[id]]
+}
+
+// disposes reports whether n is a bare receive from the timer's C (not a
+// select's communication, which completes only in its case).
+func (t *timerFired) disposes(n ast.Node) bool {
+	if t == nil {
+		return false
+	}
+	if s, ok := n.(ast.Stmt); ok && t.comms[s] {
+		return false
+	}
+	return t.receives(n)
+}
+
+// enters reports whether b is the body of a select case that received
+// from the timer's C.
+func (t *timerFired) enters(b *cfg.Block) bool {
+	if t == nil || b.Kind != cfg.KindSelectCaseBody {
+		return false
+	}
+	cc, ok := b.Stmt.(*ast.CommClause)
+	return ok && cc.Comm != nil && t.receives(cc.Comm)
 }
 
 // deadlineConds adds to conds what a timeout lease says about its context:

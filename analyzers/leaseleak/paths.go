@@ -20,6 +20,9 @@ type walker struct {
 	acq   ast.Node // the acquiring statement
 	// disposes reports whether a node releases or hands off the lease.
 	disposes func(ast.Node) bool
+	// enters, when set, reports whether taking the branch into block b
+	// releases the lease (the case of a select whose receive completed).
+	enters func(b *cfg.Block) bool
 	// assignsErr reports whether a node overwrites the acquisition's error.
 	assignsErr func(ast.Node) bool
 	// failed reports whether taking the truth branch of cond means the
@@ -79,6 +82,9 @@ func (w *walker) search() *outcome {
 		stack = stack[:len(stack)-1]
 		errLive, failed := it.errLive, it.failed
 		stopped := false
+		if it.from == 0 && !failed && w.enters != nil && w.enters(it.b) {
+			continue
+		}
 		for _, n := range it.b.Nodes[it.from:] {
 			if n == w.acq {
 				if !failed {

@@ -1,6 +1,7 @@
 package retrycancel_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,4 +33,11 @@ func TestNoRuntimeImport(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFixesGo122: before Go 1.23 the sleep fix stops its timer (a
+// time.After per round would stay in the heap until it fires, which
+// leaseleak reports).
+func TestFixesGo122(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, filepath.Join(analysistest.TestData(), "go122"), retrycancel.Analyzer, "./...")
 }

@@ -65,3 +65,51 @@ func once(ctx context.Context) error {
 		return nil
 	}
 }
+
+// ---- a fired timer holds nothing ----
+
+func ping(ctx context.Context) error { return ctx.Err() }
+
+// Near-miss: the timer is stopped when the context wins and has fired when
+// its case is taken; the next round's timer is a new one.
+func pollStopped(ctx context.Context) error {
+	for {
+		if err := ping(ctx); err == nil {
+			return nil
+		}
+		timer := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// Near-miss: a bare receive from C completes when the timer fires.
+func sleepTimer(d time.Duration) {
+	t := time.NewTimer(d)
+	<-t.C
+}
+
+// The context's case leaves the timer running: it is not stopped there.
+func pollLeaky(ctx context.Context) error {
+	for {
+		if err := ping(ctx); err == nil {
+			return nil
+		}
+		timer := time.NewTimer(time.Second) // want `the timer timer from time.NewTimer is not stopped on the path through the return in case <-ctx.Done\(\), so the timer stays in the runtime.s heap`
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// A ticker keeps ticking after a receive: still reported.
+func tickOnce(d time.Duration) {
+	t := time.NewTicker(d) // want `the ticker t from time.NewTicker is not stopped`
+	<-t.C
+}

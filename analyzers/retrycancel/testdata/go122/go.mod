@@ -1,0 +1,3 @@
+module go122
+
+go 1.22
