@@ -29,7 +29,7 @@
 //     context.DeadlineExceeded)` mapped to a sentinel whose name or message
 //     says timeout or deadline;
 //   - an error type that stores one in a field but has no Unwrap, Is or As
-//     method (the NoUnwrap fact carries this across packages), and a
+//     method (also for types of other packages, from their type information), and a
 //     literal of an error type that keeps only its text
 //     (`&RemoteError{Message: err.Error()}`) and no error in any field (one
 //     that also sets an integer code is a status error, read by its code);

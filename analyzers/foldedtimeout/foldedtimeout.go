@@ -29,12 +29,11 @@ type Config struct {
 // New returns the check bound to cfg.
 func New(cfg Config) *analysis.Analyzer {
 	return &analysis.Analyzer{
-		Name:      "foldedtimeout",
-		Doc:       analysisutil.MustExtractDoc(doc, "foldedtimeout"),
-		URL:       "https://github.com/cancelcheck/cancelcheck/blob/main/docs/foldedtimeout.md",
-		Requires:  []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
-		FactTypes: []analysis.Fact{(*NoUnwrap)(nil)},
-		Run:       (&checker{cfg}).run,
+		Name:     "foldedtimeout",
+		Doc:      analysisutil.MustExtractDoc(doc, "foldedtimeout"),
+		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/foldedtimeout.md",
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
+		Run:      (&checker{cfg}).run,
 	}
 }
 
@@ -51,9 +50,9 @@ type state struct {
 	rep  *analysisutil.Reporter
 	info *types.Info
 	rt   bool
-	// opaque holds the NoUnwrap facts of this package's types; reported
+	// opaque caches opaqueOf by type (nil: not opaque); reported
 	// marks local types already reported (one finding per type).
-	opaque   map[*types.TypeName]*NoUnwrap
+	opaque   map[*types.TypeName]*opaqueType
 	reported map[*types.TypeName]bool
 	// folds groups the fmt.Errorf findings of each function, reported as
 	// one finding per function when the run ends (one pattern, one
@@ -69,13 +68,10 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		pass:     pass,
 		res:      res,
 		info:     pass.TypesInfo,
-		opaque:   make(map[*types.TypeName]*NoUnwrap),
+		opaque:   make(map[*types.TypeName]*opaqueType),
 		reported: make(map[*types.TypeName]bool),
 		folds:    make(map[*ctxflow.Func][]analysis.Diagnostic),
 	}
-	// Facts are exported whether or not the package uses contexts: a
-	// dependent package may store cancellation in these types.
-	s.exportFacts()
 	if !res.ImportsContext {
 		return analysisutil.NothingToReport(pass), nil
 	}

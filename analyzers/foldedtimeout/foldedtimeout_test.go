@@ -13,7 +13,7 @@ func Test(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a", "botclient", "federation", "steps", "nearmiss", "stale", "fields")
 }
 
-// TestFact checks that NoUnwrap crosses package boundaries.
+// TestFact checks that an opaque error type of another package is seen.
 func TestFact(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "errs", "b")
 }

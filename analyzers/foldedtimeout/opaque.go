@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
-	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ast/inspector"
@@ -12,33 +11,14 @@ import (
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
-// NoUnwrap is an object fact on the *types.TypeName of an error type that
-// stores errors in fields but has no Unwrap, Is or As method: whatever it
-// stores is invisible to errors.Is and errors.As.
-type NoUnwrap struct {
+// opaqueType is an error type that stores errors in fields but has no
+// Unwrap, Is or As method: whatever it stores is invisible to errors.Is
+// and errors.As. It is computed from the type itself, in this package or
+// an imported one (export data has the fields and methods), so it needs
+// no fact.
+type opaqueType struct {
 	// Fields are the names of the error-typed fields, in order.
 	Fields []string
-}
-
-// AFact marks NoUnwrap as an analysis fact.
-func (*NoUnwrap) AFact() {}
-
-func (f *NoUnwrap) String() string { return "noUnwrap(" + strings.Join(f.Fields, ",") + ")" }
-
-// exportFacts exports NoUnwrap for the package's opaque error types.
-func (s *state) exportFacts() {
-	scope := s.pass.Pkg.Scope()
-	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || tn.IsAlias() {
-			continue
-		}
-		if f := opaqueFields(tn); f != nil {
-			fact := &NoUnwrap{Fields: f}
-			s.opaque[tn] = fact
-			s.pass.ExportObjectFact(tn, fact)
-		}
-	}
 }
 
 // opaqueFields returns the error-typed fields of an error type without
@@ -71,21 +51,23 @@ func opaqueFields(tn *types.TypeName) []string {
 	return fields
 }
 
-// factOf returns the NoUnwrap fact of the type of a composite literal.
-func (s *state) factOf(t types.Type) (*types.TypeName, *NoUnwrap) {
+// opaqueOf returns the named type of a composite literal when it is an
+// opaque error type, with its error fields.
+func (s *state) opaqueOf(t types.Type) (*types.TypeName, *opaqueType) {
 	named, ok := types.Unalias(t).(*types.Named)
 	if !ok {
 		return nil, nil
 	}
 	tn := named.Origin().Obj()
-	if f, ok := s.opaque[tn]; ok {
-		return tn, f
+	if o, ok := s.opaque[tn]; ok {
+		return tn, o
 	}
-	var f NoUnwrap
-	if tn.Pkg() != s.pass.Pkg && s.pass.ImportObjectFact(tn, &f) {
-		return tn, &f
+	var o *opaqueType
+	if f := opaqueFields(tn); f != nil {
+		o = &opaqueType{Fields: f}
 	}
-	return nil, nil
+	s.opaque[tn] = o
+	return tn, o
 }
 
 // checkCompositeLit reports &OpError{Err: err} where err may carry
@@ -93,8 +75,8 @@ func (s *state) factOf(t types.Type) (*types.TypeName, *NoUnwrap) {
 // reported once, at its first such use, with a fix that adds Unwrap.
 func (s *state) checkCompositeLit(cur inspector.Cursor, lit *ast.CompositeLit) {
 	s.checkTextField(cur, lit)
-	tn, fact := s.factOf(s.info.TypeOf(lit))
-	if fact == nil || s.reported[tn] {
+	tn, opq := s.opaqueOf(s.info.TypeOf(lit))
+	if opq == nil || s.reported[tn] {
 		return
 	}
 	st, ok := tn.Type().Underlying().(*types.Struct)
@@ -105,7 +87,7 @@ func (s *state) checkCompositeLit(cur inspector.Cursor, lit *ast.CompositeLit) {
 	var value ast.Expr
 	for i, elt := range lit.Elts {
 		name, v := fieldOf(st, i, elt)
-		if contains(fact.Fields, name) && s.res.MayCarryCancel(v) {
+		if contains(opq.Fields, name) && s.res.MayCarryCancel(v) {
 			field, value = name, v
 			break
 		}
@@ -122,8 +104,8 @@ func (s *state) checkCompositeLit(cur inspector.Cursor, lit *ast.CompositeLit) {
 	if tn.Pkg() == s.pass.Pkg {
 		s.reported[tn] = true
 		d.Related = []analysis.RelatedInformation{{Pos: tn.Pos(), End: tn.Pos(), Message: tn.Name() + " is declared here"}}
-		if len(fact.Fields) == 1 {
-			d.SuggestedFixes = s.unwrapFix(tn, fact.Fields[0])
+		if len(opq.Fields) == 1 {
+			d.SuggestedFixes = s.unwrapFix(tn, opq.Fields[0])
 		}
 	}
 	s.rep.Report(d)

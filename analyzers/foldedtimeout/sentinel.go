@@ -158,7 +158,7 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 				elt = kv.Value
 			}
 			if analysisutil.IsError(s.info.TypeOf(elt)) && s.res.MayCarryCancel(elt) {
-				return "", "" // it stores the end; a missing Unwrap is the NoUnwrap finding
+				return "", "" // it stores the end; a missing Unwrap is the opaque-type finding
 			}
 		}
 		return "error value", types.ExprString(e.Type)

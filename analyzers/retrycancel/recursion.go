@@ -49,7 +49,7 @@ func (st *state) checkRecursion(f *ctxflow.Func) {
 			case analysisutil.IsMethod(fn, "context", "Context", "Err"),
 				analysisutil.IsMethod(fn, "context", "Context", "Done"),
 				analysisutil.IsFunc(fn, "context", "Cause"),
-				st.checksContext(fn) && returnsBool(fn):
+				st.res.ChecksContext(fn) && ctxflow.ReturnsBool(fn):
 				obs = append(obs, n)
 			case st.errorMayCarryCancel(n):
 				bound = append(bound, n)

@@ -35,12 +35,11 @@ type Config struct {
 // New returns the check bound to cfg.
 func New(cfg Config) *analysis.Analyzer {
 	return &analysis.Analyzer{
-		Name:      "retrycancel",
-		Doc:       analysisutil.MustExtractDoc(doc, "retrycancel"),
-		URL:       "https://github.com/cancelcheck/cancelcheck/blob/main/docs/retrycancel.md",
-		Requires:  []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer},
-		FactTypes: []analysis.Fact{(*ChecksContext)(nil), (*Sleeps)(nil)},
-		Run:       (&checker{cfg}).run,
+		Name:     "retrycancel",
+		Doc:      analysisutil.MustExtractDoc(doc, "retrycancel"),
+		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/retrycancel.md",
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer},
+		Run:      (&checker{cfg}).run,
 	}
 }
 
@@ -56,8 +55,6 @@ type state struct {
 	graphs    *flow.Result
 	ins       *inspector.Inspector
 	rep       *analysisutil.Reporter
-	checks    map[*types.Func]bool   // local functions that check their context
-	sleepers  map[*types.Func]bool   // local context-less sleep helpers
 	anyErr    bool                   // while judging exits: any error variable counts
 	verdicts  map[types.Object]bool  // while judging exits: bool results of bound calls
 	boundErr  map[types.Object]bool  // while judging exits: error variables bound calls assign
@@ -67,23 +64,16 @@ type state struct {
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
 	st := &state{
-		pass:     pass,
-		info:     pass.TypesInfo,
-		res:      res,
-		graphs:   pass.ResultOf[flow.Analyzer].(*flow.Result),
-		ins:      pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
-		checks:   make(map[*types.Func]bool),
-		sleepers: make(map[*types.Func]bool),
-	}
-	if analysisutil.Imports(pass.Pkg, "time") {
-		// Backoff helpers live in packages that need not import context.
-		st.computeSleepers()
+		pass:   pass,
+		info:   pass.TypesInfo,
+		res:    res,
+		graphs: pass.ResultOf[flow.Analyzer].(*flow.Result),
+		ins:    pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
 	}
 	if !res.ImportsContext {
 		return nil, nil
 	}
 	st.rep = analysisutil.NewReporter(pass)
-	st.computeFacts()
 	for _, f := range res.Funcs {
 		if c.cfg.IncludeTests || !strings.HasSuffix(pass.Fset.File(f.Node.Pos()).Name(), "_test.go") {
 			st.checkRecursion(f)
@@ -738,7 +728,7 @@ func (st *state) scanCall(c inspector.Cursor, call *ast.CallExpr, l *loop) {
 		analysisutil.IsFunc(fn, "context", "Cause"):
 		l.obs = append(l.obs, call)
 		return
-	case fn != nil && st.checksContext(fn) && returnsBool(fn):
+	case fn != nil && st.res.ChecksContext(fn) && ctxflow.ReturnsBool(fn):
 		l.obs = append(l.obs, call)
 		return
 	}
@@ -770,17 +760,6 @@ func (st *state) errorMayCarryCancel(call *ast.CallExpr) bool {
 	return i >= 0 && st.res.CallMayCarryCancel(call, i)
 }
 
-// returnsBool reports whether fn returns just a bool: a helper like
-// done(ctx) or sleepOrDone(ctx, d) whose answer the loop acts on.
-func returnsBool(fn *types.Func) bool {
-	sig := fn.Type().(*types.Signature)
-	if sig.Results().Len() != 1 {
-		return false
-	}
-	b, ok := sig.Results().At(0).Type().Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Bool
-}
-
 // checksCtx reports whether e observes a context: Err, Done, Cause, or a
 // helper known to check its context.
 func (st *state) checksCtx(e ast.Node) bool {
@@ -797,7 +776,7 @@ func (st *state) checksCtx(e ast.Node) bool {
 			if analysisutil.IsMethod(fn, "context", "Context", "Err") ||
 				analysisutil.IsMethod(fn, "context", "Context", "Done") ||
 				analysisutil.IsFunc(fn, "context", "Cause") ||
-				fn != nil && st.checksContext(fn) && returnsBool(fn) {
+				fn != nil && st.res.ChecksContext(fn) && ctxflow.ReturnsBool(fn) {
 				found = true
 			}
 		}
@@ -828,7 +807,7 @@ func (st *state) sleepStmt(s *ast.ExprStmt) (sleep, bool) {
 		if analysisutil.IsCallToFunc(st.info, x, "time", "Sleep") && len(x.Args) == 1 {
 			return sleep{stmt: s, dur: x.Args[0], desc: "time.Sleep"}, true
 		}
-		if fn := analysisutil.Callee(st.info, x); fn != nil && st.sleeps(fn) {
+		if fn := analysisutil.Callee(st.info, x); fn != nil && st.res.Sleeps(fn) {
 			return sleep{stmt: s, desc: types.ExprString(x.Fun) + ", which calls time.Sleep,"}, true
 		}
 	case *ast.UnaryExpr:

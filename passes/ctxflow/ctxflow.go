@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil)},
 	Run:        run,
 }
 
@@ -111,6 +111,11 @@ type Result struct {
 	// variables (the call, for a tuple assignment); nil for a value it
 	// cannot see (a parameter's, a zero value).
 	reqAssigns map[types.Object][]ast.Expr
+	// checks holds the functions of this package that check a context
+	// parameter (see ChecksContext); sleepers its context-less sleep
+	// helpers (see Sleeps).
+	checks   map[*types.Func]bool
+	sleepers map[*types.Func]bool
 }
 
 // assign is one assignment to an error variable.
@@ -167,6 +172,9 @@ func run(pass *analysis.Pass) (any, error) {
 
 		groupAssigns: make(map[types.Object][]*ast.CallExpr),
 		reqAssigns:   make(map[types.Object][]ast.Expr),
+
+		checks:   make(map[*types.Func]bool),
+		sleepers: make(map[*types.Func]bool),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
@@ -268,6 +276,13 @@ func run(pass *analysis.Pass) (any, error) {
 		if !r.local[fn] {
 			analysisutil.ExportFuncFact(pass, fn, new(NoCancel))
 		}
+	}
+	if analysisutil.Imports(pass.Pkg, "time") {
+		// Backoff helpers live in packages that need not import context.
+		r.computeSleepers(pass)
+	}
+	if r.ImportsContext {
+		r.computeCheckers(pass)
 	}
 	return r, nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func TestFacts(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), ctxflow.Analyzer, "store", "api")
+	analysistest.Run(t, analysistest.TestData(), ctxflow.Analyzer, "store", "api", "checkers", "backoffutil")
 }
 
 // TestResult checks the contexts in reach and MayCarryCancel through a

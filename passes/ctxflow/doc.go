@@ -49,4 +49,13 @@
 // carry cancellation although they take no context (they hold one in their
 // receiver, or wrap such a call), so that the knowledge crosses package
 // boundaries.
+//
+// The ChecksContext fact marks functions returning a bool that observe the
+// cancellation of a context parameter (Err, Done, context.Cause, or another
+// such function): a loop that acts on done(ctx) checks its context
+// (Result.ChecksContext also answers for this package's functions that
+// return something else). The Sleeps fact marks short context-less helpers
+// that end in time.Sleep (a backoff that cannot be interrupted). Both were
+// retrycancel's; they live here so that a package vetted only for its
+// facts runs no reporting check.
 package ctxflow

@@ -13,7 +13,7 @@ import (
 
 type Client struct{ hc *http.Client }
 
-type APIError struct { // want APIError:"noUnwrap\\(Err\\)"
+type APIError struct {
 	Method string
 	Err    error
 }

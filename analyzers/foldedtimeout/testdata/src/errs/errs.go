@@ -4,7 +4,7 @@ package errs
 import "fmt"
 
 // OpError stores the error but cannot unwrap it.
-type OpError struct { // want OpError:"noUnwrap\\(Err\\)"
+type OpError struct {
 	Op  string
 	Err error
 }

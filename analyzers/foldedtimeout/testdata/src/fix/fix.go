@@ -10,7 +10,7 @@ import (
 
 var ErrTimeout = errors.New("timed out")
 
-type QueryError struct { // want QueryError:"noUnwrap\\(Err\\)"
+type QueryError struct {
 	Query string
 	Err   error
 }

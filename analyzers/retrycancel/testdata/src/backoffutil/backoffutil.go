@@ -5,7 +5,7 @@ package backoffutil
 import "time"
 
 // Wait sleeps for the attempt's delay.
-func Wait(attempt int) { // want Wait:"sleeps"
+func Wait(attempt int) {
 	d := time.Duration(attempt) * 250 * time.Millisecond
 	time.Sleep(d)
 }

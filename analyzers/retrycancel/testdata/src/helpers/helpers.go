@@ -7,7 +7,7 @@ import (
 )
 
 // Done reports whether ctx has ended.
-func Done(ctx context.Context) bool { // want Done:"checksContext"
+func Done(ctx context.Context) bool {
 	select {
 	case <-ctx.Done():
 		return true
@@ -17,7 +17,7 @@ func Done(ctx context.Context) bool { // want Done:"checksContext"
 }
 
 // SleepOrDone waits for d and reports false when ctx ended first.
-func SleepOrDone(ctx context.Context, d time.Duration) bool { // want SleepOrDone:"checksContext"
+func SleepOrDone(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -29,7 +29,7 @@ func SleepOrDone(ctx context.Context, d time.Duration) bool { // want SleepOrDon
 }
 
 // Stopped checks through another helper.
-func Stopped(ctx context.Context) bool { // want Stopped:"checksContext"
+func Stopped(ctx context.Context) bool {
 	return Done(ctx)
 }
 
@@ -40,6 +40,6 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // Backoff sleeps for the attempt's backoff, uninterruptibly.
-func Backoff(attempt int) { // want Backoff:"sleeps"
+func Backoff(attempt int) {
 	time.Sleep(time.Duration(1<<attempt) * 100 * time.Millisecond)
 }

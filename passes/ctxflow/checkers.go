@@ -1,11 +1,12 @@
-package retrycancel
+package ctxflow
 
 import (
 	"go/ast"
 	"go/types"
 
+	"golang.org/x/tools/go/analysis"
+
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
-	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
 // ChecksContext is an object fact on a *types.Func that returns a bool: the
@@ -32,17 +33,38 @@ func (*Sleeps) AFact() {}
 
 func (*Sleeps) String() string { return "sleeps" }
 
-// sleeps reports whether fn is known to sleep uninterruptibly.
-func (st *state) sleeps(fn *types.Func) bool {
-	if fn.Pkg() == st.pass.Pkg {
-		return st.sleepers[fn]
+// ChecksContext reports whether fn observes the cancellation of a context
+// parameter: a function of this package that does (whatever it returns),
+// or an imported one with the ChecksContext fact (exported for helpers
+// returning a bool).
+func (r *Result) ChecksContext(fn *types.Func) bool {
+	if fn == nil {
+		return false
 	}
-	return st.pass.ImportObjectFact(fn.Origin(), new(Sleeps))
+	if r.checks[fn] {
+		return true
+	}
+	if fn.Pkg() == r.pass.Pkg {
+		return false
+	}
+	return r.pass.ImportObjectFact(fn.Origin(), new(ChecksContext))
+}
+
+// Sleeps reports whether fn is a context-less helper that sleeps
+// uninterruptibly (see the Sleeps fact).
+func (r *Result) Sleeps(fn *types.Func) bool {
+	if fn == nil {
+		return false
+	}
+	if fn.Pkg() == r.pass.Pkg {
+		return r.sleepers[fn]
+	}
+	return r.pass.ImportObjectFact(fn.Origin(), new(Sleeps))
 }
 
 // computeSleepers finds the package's context-less sleep helpers.
-func (st *state) computeSleepers() {
-	for _, f := range st.res.Funcs {
+func (r *Result) computeSleepers(pass *analysis.Pass) {
+	for _, f := range r.Funcs {
 		if f.Obj == nil || analysisutil.TakesContext(f.Sig) {
 			continue
 		}
@@ -51,7 +73,7 @@ func (st *state) computeSleepers() {
 		found := false
 		if n := len(list); n > 0 && n <= 3 {
 			if es, ok := list[n-1].(*ast.ExprStmt); ok {
-				if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(st.info, call, "time", "Sleep") {
+				if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(r.info, call, "time", "Sleep") {
 					found = true
 				}
 			}
@@ -65,32 +87,21 @@ func (st *state) computeSleepers() {
 			}
 		}
 		if found {
-			st.sleepers[f.Obj] = true
-			analysisutil.ExportFuncFact(st.pass, f.Obj, new(Sleeps))
+			r.sleepers[f.Obj] = true
+			analysisutil.ExportFuncFact(pass, f.Obj, new(Sleeps))
 		}
 	}
 }
 
-// checksContext reports whether fn is known to check its context.
-func (st *state) checksContext(fn *types.Func) bool {
-	if st.checks[fn] {
-		return true
-	}
-	if fn.Pkg() == st.pass.Pkg {
-		return false
-	}
-	return st.pass.ImportObjectFact(fn.Origin(), new(ChecksContext))
-}
-
-// computeFacts finds the package's functions that check a context
+// computeCheckers finds the package's functions that check a context
 // parameter, to a fixed point over calls between them, and exports facts.
-func (st *state) computeFacts() {
+func (r *Result) computeCheckers(pass *analysis.Pass) {
 	type cand struct {
-		f      *ctxflow.Func
+		f      *Func
 		params map[types.Object]bool
 	}
 	var cands []cand
-	for _, f := range st.res.Funcs {
+	for _, f := range r.Funcs {
 		if f.Obj == nil {
 			continue
 		}
@@ -107,26 +118,26 @@ func (st *state) computeFacts() {
 	for changed := true; changed; {
 		changed = false
 		for _, c := range cands {
-			if st.checks[c.f.Obj] || !st.bodyChecks(c.f.Body, c.params) {
+			if r.checks[c.f.Obj] || !r.bodyChecks(c.f.Body, c.params) {
 				continue
 			}
-			st.checks[c.f.Obj] = true
+			r.checks[c.f.Obj] = true
 			changed = true
 		}
 	}
 	// Export only what other packages consume: helpers that answer with a
-	// bool. The others stay in st.checks for calls within the package.
-	for fn := range st.checks {
-		if returnsBool(fn) {
-			analysisutil.ExportFuncFact(st.pass, fn, new(ChecksContext))
+	// bool. The others stay in r.checks for calls within the package.
+	for fn := range r.checks {
+		if ReturnsBool(fn) {
+			analysisutil.ExportFuncFact(pass, fn, new(ChecksContext))
 		}
 	}
 }
 
 // bodyChecks reports whether body observes one of the context params.
-func (st *state) bodyChecks(body *ast.BlockStmt, params map[types.Object]bool) bool {
+func (r *Result) bodyChecks(body *ast.BlockStmt, params map[types.Object]bool) bool {
 	isParam := func(e ast.Expr) bool {
-		obj := analysisutil.ObjectOfIdent(st.info, e)
+		obj := analysisutil.ObjectOfIdent(r.info, e)
 		return obj != nil && params[obj]
 	}
 	found := false
@@ -138,7 +149,7 @@ func (st *state) bodyChecks(body *ast.BlockStmt, params map[types.Object]bool) b
 		if !ok {
 			return true
 		}
-		fn := analysisutil.Callee(st.info, call)
+		fn := analysisutil.Callee(r.info, call)
 		if fn == nil {
 			return true
 		}
@@ -147,7 +158,7 @@ func (st *state) bodyChecks(body *ast.BlockStmt, params map[types.Object]bool) b
 			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && isParam(sel.X) {
 				found = true
 			}
-		case analysisutil.IsFunc(fn, "context", "Cause"), st.checksContext(fn):
+		case analysisutil.IsFunc(fn, "context", "Cause"), r.ChecksContext(fn):
 			for _, a := range call.Args {
 				if isParam(a) {
 					found = true
@@ -157,4 +168,15 @@ func (st *state) bodyChecks(body *ast.BlockStmt, params map[types.Object]bool) b
 		return true
 	})
 	return found
+}
+
+// ReturnsBool reports whether fn returns just a bool: a helper like
+// done(ctx) or sleepOrDone(ctx, d) whose answer the caller acts on.
+func ReturnsBool(fn *types.Func) bool {
+	sig := fn.Type().(*types.Signature)
+	if sig.Results().Len() != 1 {
+		return false
+	}
+	b, ok := sig.Results().At(0).Type().Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
 }
