@@ -33,6 +33,10 @@
 # is of the medians, with each pair's CPU ratio shown: on a shared machine
 # one pair can be off by 10% either way.
 #
+# With BENCH_VETSUITE=1, it also compares one `go vet -vettool=cancelcheck
+# -vet` run (both suites in one vet tool) with the two separate runs it
+# replaces, BENCH_REPEAT pairs on cold vet caches.
+#
 # Environment: BENCH_STANDALONE=0 / BENCH_LINEAR=0 skip those parts;
 # BENCH_WORK=<dir> keeps the scratch directory (default: a temp dir, removed).
 # Exit status is 0 even when a tool reports findings; it is 1 if any tool
@@ -56,6 +60,7 @@ fi
 /usr/bin/time -v true >/dev/null 2>&1 || { echo "bench.sh: /usr/bin/time is not GNU time (-v unsupported)" >&2; exit 2; }
 
 BENCH_STANDALONE=${BENCH_STANDALONE:-1}
+BENCH_VETSUITE=${BENCH_VETSUITE:-0}
 BENCH_LINEAR=${BENCH_LINEAR:-1}
 BENCH_REPEAT=${BENCH_REPEAT:-3}
 if [ -n "${BENCH_WORK:-}" ]; then
@@ -192,6 +197,36 @@ run_corpus() {
 		echo "cpu ratio of each pair: ${prs[*]}"
 	fi
 	echo "findings: $(grep -c '^[^#].*:[0-9]*:[0-9]*: ' "$logs/suite.txt" || true) from the suite, $(grep -c '^[^#].*:[0-9]*:[0-9]*: ' "$logs/govet.txt" || true) from go vet (logs: $logs)"
+
+	if [ "$BENCH_VETSUITE" = 1 ]; then
+		# One go vet run with -vet (the suite and go vet's own analyzers in
+		# one vet tool) against the two runs a team would otherwise make
+		# (go vet, then go vet -vettool=cancelcheck) on one cold cache.
+		echo
+		echo "## -vet: one run for both suites against two separate runs (vet cache cold)"
+		header
+		local tws=() tcs=() trs=() ows=() ocs=() ors=()
+		for ((r = 1; r <= BENCH_REPEAT; r++)); do
+			c=$(fresh_cache two)
+			measure "go vet, then go vet -vettool (1 of 2)" "$CDIR" "$logs/two-vet.txt" env GOCACHE="$c" go vet "${PKGS[@]}"
+			local w1=$LAST_WALL c1=$LAST_CPU r1=$LAST_RSS
+			measure "go vet, then go vet -vettool (2 of 2)" "$CDIR" "$logs/two-suite.txt" env GOCACHE="$c" go vet -vettool="$BIN/cancelcheck" "${PKGS[@]}"
+			tws+=("$(awk -v a="$w1" -v b="$LAST_WALL" 'BEGIN{print a+b}')")
+			tcs+=("$(awk -v a="$c1" -v b="$LAST_CPU" 'BEGIN{print a+b}')")
+			trs+=("$(awk -v a="$r1" -v b="$LAST_RSS" 'BEGIN{print (a > b ? a : b)}')")
+			rm -rf "$c"
+			c=$(fresh_cache one)
+			measure "go vet -vettool=cancelcheck -vet" "$CDIR" "$logs/one.txt" env GOCACHE="$c" go vet -vettool="$BIN/cancelcheck" -vet "${PKGS[@]}"
+			ows+=("$LAST_WALL") ocs+=("$LAST_CPU") ors+=("$LAST_RSS")
+			rm -rf "$c"
+		done
+		local tw tc tr ow oc or
+		tw=$(median "${tws[@]}") tc=$(median "${tcs[@]}") tr=$(median "${trs[@]}")
+		ow=$(median "${ows[@]}") oc=$(median "${ocs[@]}") or=$(median "${ors[@]}")
+		printf '%-44s %8.2f %8.2f %8s\n' "two runs (sum), median of $BENCH_REPEAT" "$tw" "$tc" "$tr"
+		printf '%-44s %8.2f %8.2f %8s\n' "one run with -vet, median of $BENCH_REPEAT" "$ow" "$oc" "$or"
+		echo "ratio one/two: wall $(ratio "$ow" "$tw")  cpu $(ratio "$oc" "$tc")  peak RSS $(ratio "$or" "$tr")"
+	fi
 
 	if [ "$BENCH_STANDALONE" = 1 ]; then
 		c=$(fresh_cache standalone)
