@@ -614,28 +614,9 @@ func (st *state) afterEnd(cur inspector.Cursor, f *ctxflow.Func, call *ast.CallE
 			// A select whose Done case falls through to the code below.
 			for _, cc := range n.Body.List {
 				cc := cc.(*ast.CommClause)
-				if isDoneRecv(info, cc.Comm) && !terminates(cc.Body) {
+				if isDoneRecv(info, cc.Comm) && !analysisutil.Leaves(info, cc.Body) {
 					return true
 				}
-			}
-		}
-	}
-	return false
-}
-
-// terminates reports whether a statement list ends by leaving the
-// surrounding code: return, branch, or panic.
-func terminates(list []ast.Stmt) bool {
-	if len(list) == 0 {
-		return false
-	}
-	switch s := list[len(list)-1].(type) {
-	case *ast.ReturnStmt, *ast.BranchStmt:
-		return true
-	case *ast.ExprStmt:
-		if call, ok := s.X.(*ast.CallExpr); ok {
-			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "panic" {
-				return true
 			}
 		}
 	}

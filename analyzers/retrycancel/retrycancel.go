@@ -694,7 +694,7 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				// that leaves is the loop's own verdict on that error. (A
 				// test of ctx.Err() is a look at the context: the rounds
 				// decide whether it is enough.)
-				if st.terminates(n.Body.List) {
+				if analysisutil.Leaves(st.info, n.Body.List) {
 					l.checked, l.observes = true, true
 				} else if !st.perAttempt(l) {
 					l.retryErr = n.Cond
@@ -706,7 +706,7 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				if l.retryErr != nil || !cancelTest(st.info, e) {
 					continue
 				}
-				if st.terminates(n.Body) {
+				if analysisutil.Leaves(st.info, n.Body) {
 					l.checked, l.observes = true, true
 				} else if !st.perAttempt(l) {
 					l.retryErr = e
@@ -925,25 +925,6 @@ func isCancelSentinel(info *types.Info, e ast.Expr) bool {
 		return obj.Pkg().Path() == "context"
 	case *types.Const:
 		return obj.Pkg().Path() == "google.golang.org/grpc/codes"
-	}
-	return false
-}
-
-// terminates reports whether a statement list ends by leaving: return,
-// break, goto, or a call that never returns (panic, log.Fatalf).
-func (st *state) terminates(list []ast.Stmt) bool {
-	if len(list) == 0 {
-		return false
-	}
-	switch s := list[len(list)-1].(type) {
-	case *ast.ReturnStmt:
-		return true
-	case *ast.BranchStmt:
-		return s.Tok == token.BREAK || s.Tok == token.GOTO
-	case *ast.ExprStmt:
-		if call, ok := ast.Unparen(s.X).(*ast.CallExpr); ok {
-			return analysisutil.NoReturn(st.info, call)
-		}
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package analysisutil
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 )
 
@@ -54,4 +55,24 @@ func NoReturn(info *types.Info, call *ast.CallExpr) bool {
 
 func fatalName(name string) bool {
 	return name == "Fatal" || name == "Fatalf" || name == "Fatalln"
+}
+
+// Leaves reports whether a statement list ends by leaving the code around
+// it for good: a return, a break or goto, or a call that never returns
+// (NoReturn). A continue does not leave a loop: it goes round again.
+func Leaves(info *types.Info, list []ast.Stmt) bool {
+	if len(list) == 0 {
+		return false
+	}
+	switch s := list[len(list)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.BREAK || s.Tok == token.GOTO
+	case *ast.ExprStmt:
+		if call, ok := ast.Unparen(s.X).(*ast.CallExpr); ok {
+			return NoReturn(info, call)
+		}
+	}
+	return false
 }

@@ -12,8 +12,13 @@ import (
 )
 
 // changedSet holds, per absolute file, the lines added or changed since a
-// revision; a nil line map means the whole file is new.
+// revision; a nil line map means the whole file is new. Negative keys are
+// deletion points (deletedKey).
 type changedSet map[string]map[int]bool
+
+// deletedKey is the key, in a file's line map, under which a deletion
+// point is recorded: -(c+1) for lines deleted after line c of the new file.
+func deletedKey(c int) int { return -(c + 1) }
 
 // changedLines runs git in dir to find the lines changed in the work tree
 // (committed or not) since rev, plus untracked files.
@@ -57,6 +62,10 @@ func changedLines(dir, rev string) (changedSet, error) {
 				continue
 			}
 			start, n := parseRange(strings.TrimPrefix(fields[2], "+"))
+			if n == 0 {
+				// Lines deleted after line start of the new file.
+				cur[deletedKey(start)] = true
+			}
 			for l := start; l < start+n; l++ {
 				cur[l] = true
 			}
@@ -101,17 +110,40 @@ func canonical(path string) string {
 }
 
 // filter keeps the findings that touch changed lines: at their own
-// position or at one of their related places. A lease acquired on an old
-// line but leaked by a newly added early return is new: the return is a
-// related place.
+// position or at one of their related places, or a deletion between the
+// first and last of those lines in the finding's file. A lease acquired on
+// an old line but leaked by a newly added early return is new (the return
+// is a related place), and so is one whose release was deleted between
+// the acquisition and the leaking return.
 func (cs changedSet) filter(findings []*Finding) []*Finding {
 	var out []*Finding
 	for _, f := range findings {
-		if cs.touches(f.Pos) || slices.ContainsFunc(f.Related, func(r Related) bool { return cs.touches(r.Pos) }) {
+		if cs.touches(f.Pos) || slices.ContainsFunc(f.Related, func(r Related) bool { return cs.touches(r.Pos) }) || cs.deletedWithin(f) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// deletedWithin reports whether lines were deleted inside the span of f's
+// file that its position, end and related places cover.
+func (cs changedSet) deletedWithin(f *Finding) bool {
+	lines, ok := cs[canonical(f.Pos.File)]
+	if !ok || lines == nil {
+		return false
+	}
+	lo, hi := f.Pos.Line, max(f.Pos.Line, f.End.Line)
+	for _, r := range f.Related {
+		if r.Pos.File == f.Pos.File && r.Pos.Line > 0 {
+			lo, hi = min(lo, r.Pos.Line), max(hi, r.Pos.Line)
+		}
+	}
+	for c := lo; c < hi; c++ {
+		if lines[deletedKey(c)] {
+			return true
+		}
+	}
+	return false
 }
 
 // touches reports whether p lies on a changed line.

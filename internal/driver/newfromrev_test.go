@@ -57,3 +57,22 @@ func TestNewFromRevRelated(t *testing.T) {
 		t.Errorf("filter kept %v, want only the finding whose related return changed", got)
 	}
 }
+
+// TestNewFromRevDeletion: deleting the release between the acquisition and
+// the leaking return makes the leak new, though no line of it changed; a
+// deletion elsewhere in the file does not.
+func TestNewFromRevDeletion(t *testing.T) {
+	file := canonical(filepath.Join(t.TempDir(), "a.go"))
+	leak := &Finding{Check: "leaseleak", Pos: Position{File: file, Line: 4}, End: Position{File: file, Line: 4}, Message: "leak",
+		Related: []Related{{Pos: Position{File: file, Line: 9}, Message: "this return leaks it"}}}
+	// defer cancel() was on the line after 4.
+	if got := (changedSet{file: {deletedKey(4): true}}).filter([]*Finding{leak}); len(got) != 1 {
+		t.Errorf("a deletion between the acquisition and the return: kept %v, want the leak", got)
+	}
+	if got := (changedSet{file: {deletedKey(20): true}}).filter([]*Finding{leak}); len(got) != 0 {
+		t.Errorf("a deletion after the return: kept %v, want nothing", got)
+	}
+	if got := (changedSet{file: {deletedKey(9): true}}).filter([]*Finding{leak}); len(got) != 0 {
+		t.Errorf("a deletion right after the return: kept %v, want nothing", got)
+	}
+}
