@@ -15,6 +15,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
@@ -33,8 +34,8 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "detachedctx",
 		Doc:      analysisutil.MustExtractDoc(doc, "detachedctx"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/detachedctx.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, goroutines.Analyzer},
-		Run:      (&checker{cfg}).run,
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, goroutines.Analyzer, directives.Analyzer},
+		Run:      analysisutil.Finishing((&checker{cfg}).run),
 	}
 }
 
@@ -45,11 +46,10 @@ type checker struct{ cfg Config }
 
 // pass-local state.
 type state struct {
-	pass     *analysis.Pass
-	res      *ctxflow.Result
-	ins      *inspector.Inspector
-	gos      *goroutines.Lazy
-	detached map[*token.File]map[int]bool // lines covered by "// detached: reason"
+	pass *analysis.Pass
+	res  *ctxflow.Result
+	ins  *inspector.Inspector
+	gos  *goroutines.Lazy
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -57,11 +57,10 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		return nil, nil // no context in reach: neither a parameter nor a request's
 	}
 	st := &state{
-		pass:     pass,
-		res:      pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
-		ins:      pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
-		gos:      pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy),
-		detached: make(map[*token.File]map[int]bool),
+		pass: pass,
+		res:  pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
+		ins:  pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		gos:  pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy),
 	}
 	rep := analysisutil.NewReporter(pass)
 	for cur := range st.ins.Root().Preorder((*ast.CallExpr)(nil)) {
@@ -109,9 +108,6 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 		return analysis.Diagnostic{}, false
 	}
 	if st.inMainOrInit(f) {
-		return analysis.Diagnostic{}, false
-	}
-	if st.detachedComment(call.Pos()) {
 		return analysis.Diagnostic{}, false
 	}
 
@@ -721,34 +717,6 @@ func (st *state) exprResolves(reach ctxflow.Context, pos token.Pos) bool {
 	}
 	_, obj := scope.LookupParent(reach.Obj.Name(), pos)
 	return obj == reach.Obj
-}
-
-// detachedComment reports whether the line of pos, or the line above, has a
-// `// detached: <reason>` comment.
-func (st *state) detachedComment(pos token.Pos) bool {
-	tf := st.pass.Fset.File(pos)
-	lines, ok := st.detached[tf]
-	if !ok {
-		lines = make(map[int]bool)
-		if file := analysisutil.FileOf(st.pass, pos); file != nil {
-			for _, cg := range file.Comments {
-				for _, c := range cg.List {
-					text, ok := strings.CutPrefix(c.Text, "//")
-					if !ok {
-						continue
-					}
-					reason, ok := strings.CutPrefix(strings.TrimSpace(text), "detached:")
-					reason, _, _ = strings.Cut(reason, "//")
-					if ok && strings.TrimSpace(reason) != "" {
-						l := tf.Line(c.Pos())
-						lines[l], lines[l+1] = true, true
-					}
-				}
-			}
-		}
-		st.detached[tf] = lines
-	}
-	return lines[tf.Line(pos)]
 }
 
 func calleeName(info *types.Info, call *ast.CallExpr) string {

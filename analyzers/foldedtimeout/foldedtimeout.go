@@ -15,6 +15,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 )
 
 //go:embed doc.go
@@ -32,8 +33,8 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "foldedtimeout",
 		Doc:      analysisutil.MustExtractDoc(doc, "foldedtimeout"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/foldedtimeout.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer},
-		Run:      (&checker{cfg}).run,
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, directives.Analyzer},
+		Run:      analysisutil.Finishing((&checker{cfg}).run),
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 	"github.com/cancelcheck/cancelcheck/passes/ownership"
 )
 
@@ -57,8 +58,8 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "leaseleak",
 		Doc:      analysisutil.MustExtractDoc(doc, "leaseleak"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/leaseleak.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ownership.Analyzer},
-		Run:      c.run,
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ownership.Analyzer, directives.Analyzer},
+		Run:      analysisutil.Finishing(c.run),
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
@@ -30,8 +31,8 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "orphansend",
 		Doc:      analysisutil.MustExtractDoc(doc, "orphansend"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/orphansend.md",
-		Requires: []*analysis.Analyzer{goroutines.Analyzer, ctxflow.Analyzer},
-		Run:      c.run,
+		Requires: []*analysis.Analyzer{goroutines.Analyzer, ctxflow.Analyzer, directives.Analyzer},
+		Run:      analysisutil.Finishing(c.run),
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
@@ -38,8 +39,8 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "retrycancel",
 		Doc:      analysisutil.MustExtractDoc(doc, "retrycancel"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/retrycancel.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer},
-		Run:      (&checker{cfg}).run,
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer, directives.Analyzer},
+		Run:      analysisutil.Finishing((&checker{cfg}).run),
 	}
 }
 

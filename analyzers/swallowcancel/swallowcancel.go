@@ -13,6 +13,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 	"github.com/cancelcheck/cancelcheck/passes/flow"
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
@@ -43,8 +44,8 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "swallowcancel",
 		Doc:      analysisutil.MustExtractDoc(doc, "swallowcancel"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/swallowcancel.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer, goroutines.Analyzer},
-		Run:      c.run,
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer, goroutines.Analyzer, directives.Analyzer},
+		Run:      analysisutil.Finishing(c.run),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 	"github.com/cancelcheck/cancelcheck/passes/flow"
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
@@ -31,8 +32,8 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "untrackedgo",
 		Doc:      analysisutil.MustExtractDoc(doc, "untrackedgo"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/untrackedgo.md",
-		Requires: []*analysis.Analyzer{goroutines.Analyzer, flow.Analyzer},
-		Run:      c.run,
+		Requires: []*analysis.Analyzer{goroutines.Analyzer, flow.Analyzer, directives.Analyzer},
+		Run:      analysisutil.Finishing(c.run),
 	}
 }
 

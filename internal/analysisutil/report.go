@@ -1,55 +1,47 @@
 package analysisutil
 
 import (
-	"go/ast"
 	"go/token"
-	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 )
 
 // DirectivePrefix starts a suppression comment. The full form is
 //
-//	//cancelcheck:ignore <check> <reason>
+//	//cancelcheck:ignore <check>[,<check>...] <reason>
 //
-// placed at the end of the reported line or alone on the line above it. The
-// reason is mandatory: a directive without one silences nothing and is
+// placed at the end of the reported line or alone on the line above it
+// (//cancelcheck:file-ignore covers its whole file; see passes/directives).
+// The reason is mandatory: a directive without one silences nothing and is
 // reported, and so is a directive that silences no finding of its check.
-const DirectivePrefix = "//cancelcheck:ignore"
-
-type directive struct {
-	comment *ast.Comment
-	check   string
-	reason  string
-	used    bool
-}
-
-type lineKey struct {
-	file *token.File
-	line int
-}
+const DirectivePrefix = directives.Prefix
 
 // Reporter reports a check's diagnostics, dropping those in generated files
 // and those silenced by a directive. Call Finish once at the end of the pass
-// so unused or malformed directives are reported.
+// so unused directives are reported (Finishing does it for a check that
+// returns without).
 type Reporter struct {
 	pass      *analysis.Pass
 	generated map[*token.File]bool
-	cgo       map[*token.File]bool // files rewritten by cmd/cgo: report, but offer no fix
-	dirs      map[lineKey][]*directive
-	all       []*directive
+	cgo       map[*token.File]bool    // files rewritten by cmd/cgo: report, but offer no fix
+	dirs      []*directives.Directive // those that name this check and give a reason
+	used      map[*directives.Directive]bool
+	finished  bool
 }
 
-// NewReporter returns a Reporter for pass, indexing the directives that name
-// pass.Analyzer.
+// NewReporter returns a Reporter for pass, with the directives that name
+// pass.Analyzer: from the directives pass when the check requires it (it
+// parses them once for every check), else parsed here.
 func NewReporter(pass *analysis.Pass) *Reporter {
 	r := &Reporter{
 		pass:      pass,
 		generated: make(map[*token.File]bool),
 		cgo:       make(map[*token.File]bool),
-		dirs:      make(map[lineKey][]*directive),
+		used:      make(map[*directives.Directive]bool),
 	}
-	name := pass.Analyzer.Name
 	for _, f := range pass.Files {
 		tf := pass.Fset.File(f.FileStart)
 		if tf == nil {
@@ -62,32 +54,41 @@ func NewReporter(pass *analysis.Pass) *Reporter {
 		if IsCgoOutput(pass.Fset, f) {
 			r.cgo[tf] = true
 		}
-		for _, cg := range f.Comments {
-			for _, c := range cg.List {
-				if !strings.HasPrefix(c.Text, DirectivePrefix) {
-					continue
-				}
-				rest := strings.TrimPrefix(c.Text, DirectivePrefix)
-				if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-					continue // e.g. //cancelcheck:ignored
-				}
-				check, reason, _ := strings.Cut(strings.TrimSpace(rest), " ")
-				if check != name {
-					continue
-				}
-				d := &directive{comment: c, check: check, reason: strings.TrimSpace(reason)}
-				r.all = append(r.all, d)
-				line := tf.Line(c.Pos())
-				// A directive covers its own line (trailing comment) and the
-				// line below (a comment on the line above the finding).
-				for _, l := range []int{line, line + 1} {
-					k := lineKey{tf, l}
-					r.dirs[k] = append(r.dirs[k], d)
-				}
-			}
+	}
+	res, _ := pass.ResultOf[directives.Analyzer].(*directives.Result)
+	if res == nil {
+		res = directives.Parse(pass.Fset, pass.Files)
+	}
+	for _, d := range res.For(pass.Analyzer.Name) {
+		if d.Reason != "" && !r.generated[d.File] {
+			r.dirs = append(r.dirs, d)
 		}
 	}
+	if _, ok := running.Load(pass); ok {
+		running.Store(pass, r)
+	}
 	return r
+}
+
+// running holds, for each pass of a check that Finishing wraps and that is
+// running, its Reporter (nil until the check makes one).
+var running sync.Map // *analysis.Pass -> *Reporter
+
+// Finishing wraps a check's Run so that a pass that returns without calling
+// Finish (an early bail-out: the package imports no context) still reports
+// its check's stale directives.
+func Finishing(run func(*analysis.Pass) (any, error)) func(*analysis.Pass) (any, error) {
+	return func(pass *analysis.Pass) (any, error) {
+		running.Store(pass, (*Reporter)(nil))
+		res, err := run(pass)
+		v, _ := running.LoadAndDelete(pass)
+		r, _ := v.(*Reporter)
+		if r == nil {
+			r = NewReporter(pass)
+		}
+		r.Finish()
+		return res, err
+	}
 }
 
 // InGenerated reports whether pos lies in a generated file, which checks
@@ -102,10 +103,11 @@ func (r *Reporter) Report(d analysis.Diagnostic) {
 	if tf == nil || r.generated[tf] {
 		return
 	}
+	line := tf.Line(d.Pos)
 	silenced := false
-	for _, dir := range r.dirs[lineKey{tf, tf.Line(d.Pos)}] {
-		if dir.reason != "" {
-			dir.used = true
+	for _, dir := range r.dirs {
+		if dir.Covers(tf, line) {
+			r.used[dir] = true
 			silenced = true
 		}
 	}
@@ -123,25 +125,34 @@ func (r *Reporter) Report(d analysis.Diagnostic) {
 	r.pass.Report(d)
 }
 
-// Finish reports directives for this check that lack a reason or silenced
-// nothing.
+// Finish reports the directives for this check that silenced nothing
+// (a directive without a reason silences nothing; the directive check
+// reports it). A `// detached:` comment, detachedctx's older spelling, also
+// documents code the check does not report, and is not reported.
 func (r *Reporter) Finish() {
-	for _, d := range r.all {
-		switch {
-		case d.reason == "":
-			r.pass.Report(analysis.Diagnostic{
-				Pos:      d.comment.Pos(),
-				End:      d.comment.End(),
-				Category: "directive",
-				Message:  "this " + DirectivePrefix + " directive for " + d.check + " has no reason, so it silences nothing; write the reason after the check name",
-			})
-		case !d.used:
-			r.pass.Report(analysis.Diagnostic{
-				Pos:      d.comment.Pos(),
-				End:      d.comment.End(),
-				Category: "directive",
-				Message:  "this " + DirectivePrefix + " directive silences no " + d.check + " finding on this or the next line; remove it",
-			})
+	if r.finished {
+		return
+	}
+	r.finished = true
+	name := r.pass.Analyzer.Name
+	for _, d := range r.dirs {
+		if r.used[d] || d.Legacy {
+			continue
 		}
+		where := "on this or the next line"
+		prefix := DirectivePrefix
+		if d.FileWide {
+			where, prefix = "in this file", directives.FilePrefix
+		}
+		remove := "remove it"
+		if len(d.Checks) > 1 {
+			remove = "remove " + name + " from it"
+		}
+		r.pass.Report(analysis.Diagnostic{
+			Pos:      d.Comment.Pos(),
+			End:      d.Comment.End(),
+			Category: "directive",
+			Message:  "this " + prefix + " directive silences no " + name + " finding " + where + "; " + remove,
+		})
 	}
 }

@@ -11,7 +11,6 @@
 package directive
 
 import (
-	"go/ast"
 	"go/token"
 	"sort"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/analyzers"
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/directives"
 )
 
 // Name is the analyzer's name, and the check name its findings carry.
@@ -42,73 +42,81 @@ func New(known []string) *analysis.Analyzer {
 	names := append([]string(nil), known...)
 	sort.Strings(names)
 	return &analysis.Analyzer{
-		Name: Name,
-		Doc:  Doc,
-		URL:  "https://github.com/cancelcheck/cancelcheck/blob/main/docs/suppression.md",
-		Run:  func(pass *analysis.Pass) (any, error) { return nil, run(pass, names) },
-	}
-}
-
-func run(pass *analysis.Pass, known []string) error {
-	for _, f := range pass.Files {
-		if ast.IsGenerated(f) {
-			continue
-		}
-		for _, cg := range f.Comments {
-			for _, c := range cg.List {
-				check(pass, c, known)
+		Name:     Name,
+		Doc:      Doc,
+		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/suppression.md",
+		Requires: []*analysis.Analyzer{directives.Analyzer},
+		Run: func(pass *analysis.Pass) (any, error) {
+			for _, d := range pass.ResultOf[directives.Analyzer].(*directives.Result).All {
+				check(pass, d, names)
 			}
-		}
+			return nil, nil
+		},
 	}
-	return nil
 }
 
-func check(pass *analysis.Pass, c *ast.Comment, known []string) {
-	if !strings.HasPrefix(c.Text, analysisutil.DirectivePrefix) {
-		return
+func check(pass *analysis.Pass, d *directives.Directive, known []string) {
+	c := d.Comment
+	prefix := analysisutil.DirectivePrefix
+	if d.FileWide {
+		prefix = directives.FilePrefix
 	}
-	rest := strings.TrimPrefix(c.Text, analysisutil.DirectivePrefix)
-	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return // e.g. //cancelcheck:ignored
-	}
-	trimmed := strings.TrimLeft(rest, " \t")
-	name, _, _ := strings.Cut(trimmed, " ")
-	name, _, _ = strings.Cut(name, "\t")
-	if name == "" {
+	if len(d.Checks) == 0 {
 		pass.Report(analysis.Diagnostic{
 			Pos:      c.Pos(),
 			End:      c.End(),
 			Category: Name,
-			Message:  "this " + analysisutil.DirectivePrefix + " directive names no check, so it silences nothing; write " + analysisutil.DirectivePrefix + " <check> <reason>",
+			Message:  "this " + prefix + " directive names no check, so it silences nothing; write " + prefix + " <check> <reason>",
 		})
 		return
 	}
-	if i := sort.SearchStrings(known, name); i < len(known) && known[i] == name {
-		return
-	}
-	d := analysis.Diagnostic{
-		Pos:      c.Pos(),
-		End:      c.End(),
-		Category: Name,
-		Message:  "this " + analysisutil.DirectivePrefix + " directive names " + name + ", which is not a cancelcheck check, so it silences nothing",
-	}
-	if best := nearest(name, known); best != "" {
-		d.Message += "; did you mean " + best + "?"
-		start := c.Pos() + token.Pos(len(analysisutil.DirectivePrefix)+len(rest)-len(trimmed))
-		d.SuggestedFixes = []analysis.SuggestedFix{{
-			Message: "Replace " + name + " with " + best,
-			TextEdits: []analysis.TextEdit{{
-				Pos:     start,
-				End:     start + token.Pos(len(name)),
-				NewText: []byte(best),
-			}},
-		}}
-	} else {
-		if len(known) > 0 {
-			d.Message += "; known checks: " + strings.Join(known, ", ")
+	for _, n := range d.Checks {
+		name := n.Text
+		if name == "" {
+			pass.Report(analysis.Diagnostic{
+				Pos:      c.Pos(),
+				End:      c.End(),
+				Category: Name,
+				Message:  "this " + prefix + " directive has an empty check name (a stray comma); list the checks as check1,check2",
+			})
+			continue
 		}
+		if i := sort.SearchStrings(known, name); i < len(known) && known[i] == name {
+			continue
+		}
+		diag := analysis.Diagnostic{
+			Pos:      c.Pos(),
+			End:      c.End(),
+			Category: Name,
+			Message:  "this " + prefix + " directive names " + name + ", which is not a cancelcheck check, so it silences nothing",
+		}
+		if best := nearest(name, known); best != "" {
+			diag.Message += "; did you mean " + best + "?"
+			diag.SuggestedFixes = []analysis.SuggestedFix{{
+				Message: "Replace " + name + " with " + best,
+				TextEdits: []analysis.TextEdit{{
+					Pos:     n.Pos,
+					End:     n.Pos + token.Pos(len(name)),
+					NewText: []byte(best),
+				}},
+			}}
+		} else if len(known) > 0 {
+			diag.Message += "; known checks: " + strings.Join(known, ", ")
+		}
+		pass.Report(diag)
 	}
-	pass.Report(d)
+	if d.Reason == "" {
+		what := "this " + prefix + " directive"
+		if d.Legacy {
+			what = "this // detached: comment"
+		}
+		pass.Report(analysis.Diagnostic{
+			Pos:      c.Pos(),
+			End:      c.End(),
+			Category: Name,
+			Message:  what + " gives no reason, so it silences nothing; write why the finding is fine after the check names",
+		})
+	}
 }
 
 // nearest returns the known name within edit distance 2 of name, if exactly

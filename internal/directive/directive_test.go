@@ -10,5 +10,5 @@ import (
 
 func TestDirective(t *testing.T) {
 	a := directive.New([]string{"swallowcancel", "detachedctx"})
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), a, "a")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), a, "a", "b")
 }
