@@ -649,7 +649,17 @@ func inside(pos token.Pos, n ast.Node) bool { return n.Pos() <= pos && pos < n.E
 
 // scan walks the loop (not into function literals) and fills l.
 func (st *state) scan(cur inspector.Cursor, l *loop) {
+	// A for statement's init runs once, before the first round: its calls
+	// are not attempts the loop repeats (`for p, err = c.List(ctx);
+	// p.NotDone(); err = p.Next(ctx)` repeats Next, not List).
+	var init ast.Stmt
+	if fs, ok := l.stmt.(*ast.ForStmt); ok {
+		init = fs.Init
+	}
 	cur.Inspect(nil, func(c inspector.Cursor) bool {
+		if init != nil && c.Node() == ast.Node(init) {
+			return false
+		}
 		switch n := c.Node().(type) {
 		case *ast.FuncLit:
 			return false

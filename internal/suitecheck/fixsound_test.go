@@ -33,12 +33,26 @@ type finding struct{ check, file, message string }
 
 // place is where a finding is, across edits that move lines and change
 // messages (a fix of another check may rename the call a message names):
-// the check, the file and the enclosing top-level function.
-type place struct{ check, file, fn string }
+// the check, the file and the enclosing top-level function; text, when
+// set, is the finding's line, trimmed.
+type place struct{ check, file, fn, text string }
+
+// sourceLine returns line n of file, trimmed, or "".
+func sourceLine(file string, n int) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[n-1])
+}
 
 // placeOf returns the place of a diagnostic at file:line.
 func placeOf(check, file string, line int) place {
-	return place{check, file, enclosingFunc(file, line)}
+	return place{check: check, file: file, fn: enclosingFunc(file, line)}
 }
 
 // enclosingFunc names the top-level declaration of file holding line
@@ -92,8 +106,16 @@ func (s scratch) vetJSON(t *testing.T, bin string) (all, fixable []finding) {
 	return all, fixable
 }
 
-// vetPlaces is vetJSON that also returns each finding's place.
+// vetPlaces is vetJSON that also returns each finding's place, and the
+// places of the fixable ones.
 func (s scratch) vetPlaces(t *testing.T, bin string) (all, fixable []finding, places []place) {
+	all, fixable, places, _ = s.vetPlaced(t, bin)
+	return all, fixable, places
+}
+
+// vetPlaced is vetPlaces that also returns the places of the fixable
+// findings; its places carry the text of the finding's line.
+func (s scratch) vetPlaced(t *testing.T, bin string) (all, fixable []finding, places, fixablePlaces []place) {
 	t.Helper()
 	args := []string{"vet", "-json"}
 	if bin != "" {
@@ -135,15 +157,18 @@ func (s scratch) vetPlaces(t *testing.T, bin string) (all, fixable []finding, pl
 					}
 					f := finding{check, file, d.Message}
 					all = append(all, f)
-					places = append(places, placeOf(check, file, line))
+					p := placeOf(check, file, line)
+					p.text = sourceLine(file, line)
+					places = append(places, p)
 					if len(d.SuggestedFixes) > 0 {
 						fixable = append(fixable, f)
+						fixablePlaces = append(fixablePlaces, p)
 					}
 				}
 			}
 		}
 	}
-	return all, fixable, places
+	return all, fixable, places, fixablePlaces
 }
 
 // snapshot hashes every Go file under dir.
@@ -181,21 +206,28 @@ func checkFixes(t *testing.T, bin string, s scratch) {
 		t.Fatalf("%s does not build before the fixes:\n%s", s.name, out)
 	}
 	vetBefore, _ := s.vetJSON(t, "")
-	before, fixable, placesBefore := s.vetPlaces(t, bin)
+	before, fixable, placesBefore, fixablePlaces := s.vetPlaced(t, bin)
 	t.Logf("%s: %d findings, %d with fixes", s.name, len(before), len(fixable))
 	if len(fixable) == 0 {
 		return
 	}
-	// Findings are compared as multisets: two findings of a file may share
-	// a message, and only one of them may have been fixed.
-	count := func(fs []finding) map[finding]int {
-		m := map[finding]int{}
-		for _, f := range fs {
-			m[f]++
+	// Findings are compared as multisets of (place, message): two findings
+	// of a function may share a message, and only one of them may have been
+	// fixed; a fix may expose a finding with the same message in another
+	// function (a caller whose fold was quiet while its callee's error
+	// was already fresh), which the next round fixes.
+	type at struct {
+		place
+		message string
+	}
+	count := func(fs []finding, ps []place) map[at]int {
+		m := map[at]int{}
+		for i, f := range fs {
+			m[at{ps[i], f.message}]++
 		}
 		return m
 	}
-	nBefore := count(before)
+	nBefore := count(before, placesBefore)
 	converged := false
 	for round := 1; round <= maxRounds+1; round++ {
 		orig := snapshot(t, s.dir)
@@ -224,11 +256,14 @@ func checkFixes(t *testing.T, bin string, s scratch) {
 			return
 		}
 		if round == 1 {
-			after, _ := s.vetJSON(t, bin)
-			nFixed, nAfter := count(fixable), count(after)
+			// A fixed finding is reported again when a finding of its
+			// check, function and message remains on a line with the same
+			// text: the fix did not change that line's code.
+			after, _, _, placesAfter := s.vetPlaced(t, bin)
+			nFixed, nAfter := count(fixable, fixablePlaces), count(after, placesAfter)
 			for f, n := range nFixed {
 				if nAfter[f] > nBefore[f]-n {
-					t.Errorf("%s: fixed finding reported again: %v", s.name, f)
+					t.Errorf("%s: fixed finding reported again, in %s: %s: %s: %s", s.name, f.fn, filepath.Base(f.file), f.check, f.message)
 				}
 			}
 		}
@@ -246,9 +281,11 @@ func checkFixes(t *testing.T, bin string, s scratch) {
 	after, _, placesAfter := s.vetPlaces(t, bin)
 	had := map[place]int{}
 	for _, p := range placesBefore {
+		p.text = "" // lines the fixes edited
 		had[p]++
 	}
 	for i, p := range placesAfter {
+		p.text = ""
 		if had[p] > 0 {
 			had[p]--
 			continue
