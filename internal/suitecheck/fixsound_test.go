@@ -259,7 +259,7 @@ func checkFixes(t *testing.T, bin string, s scratch) {
 			// A fixed finding is reported again when a finding of its
 			// check, function and message remains on a line with the same
 			// text: the fix did not change that line's code.
-			after, _, _, placesAfter := s.vetPlaced(t, bin)
+			after, _, placesAfter, _ := s.vetPlaced(t, bin)
 			nFixed, nAfter := count(fixable, fixablePlaces), count(after, placesAfter)
 			for f, n := range nFixed {
 				if nAfter[f] > nBefore[f]-n {
