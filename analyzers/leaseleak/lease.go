@@ -176,24 +176,7 @@ func (l *lease) firedTimer() *timerFired {
 
 // receives reports whether the statement s receives from the timer's C.
 func (t *timerFired) receives(s ast.Node) bool {
-	var x ast.Expr
-	switch s := s.(type) {
-	case *ast.ExprStmt:
-		x = s.X
-	case *ast.AssignStmt:
-		if len(s.Rhs) == 1 {
-			x = s.Rhs[0]
-		}
-	case *ast.ValueSpec:
-		if len(s.Values) == 1 {
-			x = s.Values[0]
-		}
-	}
-	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
-	if !ok || u.Op != token.ARROW {
-		return false
-	}
-	sel, ok := ast.Unparen(u.X).(*ast.SelectorExpr)
+	sel, ok := ast.Unparen(analysisutil.Received(s)).(*ast.SelectorExpr)
 	if !ok || sel.Sel.Name != "C" {
 		return false
 	}

@@ -130,17 +130,8 @@ func (st *state) holdsBound(n ast.Node, l *loop) bool {
 // timer nor data-less tick: a stop or done channel, or a work queue that may
 // be closed.
 func (st *state) stopChannel(comm ast.Stmt) bool {
-	var x ast.Expr
-	switch comm := comm.(type) {
-	case *ast.ExprStmt:
-		x = comm.X
-	case *ast.AssignStmt:
-		if len(comm.Rhs) == 1 {
-			x = comm.Rhs[0]
-		}
-	}
-	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
-	return ok && u.Op == token.ARROW && !isTimeChan(st.info.TypeOf(u.X))
+	ch := analysisutil.Received(comm)
+	return ch != nil && !isTimeChan(st.info.TypeOf(ch))
 }
 
 func (st *state) classifyCase(p inspector.Cursor, cc *ast.CaseClause) guard {

@@ -2,6 +2,7 @@ package analysisutil
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -222,4 +223,27 @@ func PackageVar(info *types.Info, e ast.Expr) *types.Var {
 		return nil
 	}
 	return v
+}
+
+// Received returns the channel operand of a statement that is a receive,
+// `<-ch`, `v := <-ch`, `v, ok = <-ch` or `var v = <-ch` (a select case's
+// communication, or a bare receive), or nil.
+func Received(s ast.Node) ast.Expr {
+	var x ast.Expr
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		x = s.X
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			x = s.Rhs[0]
+		}
+	case *ast.ValueSpec:
+		if len(s.Values) == 1 {
+			x = s.Values[0]
+		}
+	}
+	if u, ok := ast.Unparen(x).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return u.X
+	}
+	return nil
 }

@@ -108,22 +108,14 @@ func findGroupRuns(info *types.Info, ins *inspector.Inspector) map[*ast.FuncLit]
 
 // localVar returns the local variable e names (g, &g, *g), or nil.
 func localVar(info *types.Info, e ast.Expr) types.Object {
-	for {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.Ident:
-			v, ok := info.ObjectOf(x).(*types.Var)
-			if !ok || v.IsField() || v.Pkg() == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
-				return nil
-			}
-			return v
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.UnaryExpr:
-			e = x.X
-		default:
-			return nil
-		}
+	if _, sel := ast.Unparen(e).(*ast.SelectorExpr); sel {
+		return nil // a field, or a package's variable
 	}
+	v, ok := rootObj(info, e).(*types.Var)
+	if !ok || v.IsField() || v.Pkg() == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return nil
+	}
+	return v
 }
 
 // resultUsed reports whether the results of the call at cur are used: it
