@@ -209,10 +209,8 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 // context, every attempt would fail at once after it ends, and the loop
 // would spin).
 func (st *state) outlivesCaller(cur inspector.Cursor, f *ctxflow.Func) bool {
-	for loop := range analysisutil.EnclosingLoops(cur) {
-		if analysisutil.IsRetryLoop(st.pass.TypesInfo, loop) && !st.loopChecksCancel(loop) {
-			return true
-		}
+	if st.res.InUncheckedRetryLoop(cur) {
+		return true
 	}
 	lit := st.enclosingGoLit(cur)
 	if lit == nil {
@@ -222,18 +220,6 @@ func (st *state) outlivesCaller(cur inspector.Cursor, f *ctxflow.Func) bool {
 		if g.Lit == lit {
 			return g.Join == "" && !g.Bound
 		}
-	}
-	return false
-}
-
-// loopChecksCancel reports whether a loop tests for the end of a context in
-// its condition or body.
-func (st *state) loopChecksCancel(loop ast.Stmt) bool {
-	switch l := loop.(type) {
-	case *ast.ForStmt:
-		return (l.Cond != nil && st.res.ChecksCancel(l.Cond)) || st.res.ChecksCancel(l.Body)
-	case *ast.RangeStmt:
-		return st.res.ChecksCancel(l.Body)
 	}
 	return false
 }

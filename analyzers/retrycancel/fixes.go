@@ -45,30 +45,6 @@ func (st *state) env(l *loop, pos token.Pos, ctxExpr string, ctxObj types.Object
 	return e
 }
 
-// freeName returns base, or base2, base3..., the first name that nothing
-// in scope at pos declares; "" when none is found quickly.
-func freeName(info *types.Info, file *ast.File, pos token.Pos, base string) string {
-	scope := info.Scopes[file]
-	if scope == nil {
-		return ""
-	}
-	if inner := scope.Innermost(pos); inner != nil {
-		scope = inner
-	}
-	for i := 1; i < 10; i++ {
-		name := base
-		if i > 1 {
-			name = fmt.Sprintf("%s%d", base, i)
-		}
-		// Declared before pos in an enclosing scope, or anywhere in the
-		// block the name will be declared in (a later name := would clash).
-		if _, obj := scope.LookupParent(name, pos); obj == nil && scope.Lookup(name) == nil {
-			return name
-		}
-	}
-	return ""
-}
-
 // ret returns the return statement leaving l's function with errExpr.
 func (st *state) ret(l *loop, e *fixEnv, errExpr string) (string, bool) {
 	if l.f.Sig.Results().Len() == 0 {
@@ -143,7 +119,7 @@ func (st *state) sleepFixes(l *loop, s sleep, ctxExpr string, ctxObj types.Objec
 			// Before Go 1.23 a time.After timer stays in the runtime's
 			// heap until it fires, each round (leaseleak reports that):
 			// a timer stopped when the context wins.
-			if t := freeName(st.info, e.file, s.stmt.Pos(), "timer"); t != "" {
+			if t := analysisutil.FreeName(st.info, e.file, s.stmt.Pos(), "timer", true); t != "" {
 				text = strings.Join([]string{
 					t + " := " + timePkg + ".NewTimer(" + dur + ")",
 					in + "select {",

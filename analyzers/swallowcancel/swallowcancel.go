@@ -279,32 +279,16 @@ func droppedCall(as *ast.AssignStmt) (*ast.CallExpr, bool) {
 // within its function, or nil.
 func enclosingLoop(cur inspector.Cursor) ast.Stmt { return analysisutil.EnclosingLoop(cur) }
 
-// inRetryLoop reports whether the statement at cur sits, within its
-// function, inside a loop that retries the same work (IsRetryLoop) and
-// never tests its context: retrycancel reports that loop, and the error
-// handled at cur is one of the attempts it repeats. A retry loop that
-// tests its context stops on cancellation, so a collection loop inside it
-// is still this check's.
-func (s *state) inRetryLoop(cur inspector.Cursor) bool {
-	for loop := range analysisutil.EnclosingLoops(cur) {
-		if analysisutil.IsRetryLoop(s.info, loop) && !s.loopChecksCancel(loop) {
-			return true
-		}
-	}
-	return false
-}
+// inRetryLoop reports whether the statement at cur sits inside a retry
+// loop that never tests its context: retrycancel reports that loop, and
+// the error handled at cur is one of the attempts it repeats. A retry loop
+// that tests its context stops on cancellation, so a collection loop inside
+// it is still this check's.
+func (s *state) inRetryLoop(cur inspector.Cursor) bool { return s.res.InUncheckedRetryLoop(cur) }
 
 // loopChecksCancel reports whether a loop tests for the end of a context in
 // its condition or body, so it stops on cancellation by itself.
-func (s *state) loopChecksCancel(loop ast.Stmt) bool {
-	switch l := loop.(type) {
-	case *ast.ForStmt:
-		return (l.Cond != nil && s.res.ChecksCancel(l.Cond)) || s.res.ChecksCancel(l.Body)
-	case *ast.RangeStmt:
-		return s.res.ChecksCancel(l.Body)
-	}
-	return false
-}
+func (s *state) loopChecksCancel(loop ast.Stmt) bool { return s.res.LoopChecksCancel(loop) }
 
 // describeLoop names what a loop walks, for messages.
 func describeLoop(loop ast.Stmt) string {

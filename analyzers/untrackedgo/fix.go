@@ -48,12 +48,7 @@ func scopeFix(pass *analysis.Pass, g *goroutines.Goroutine) (analysis.SuggestedF
 		return none, false
 	}
 	free := func(name string) bool {
-		scope := pass.TypesInfo.Scopes[file].Innermost(gs.Pos())
-		if scope == nil {
-			return false
-		}
-		_, obj := scope.LookupParent(name, gs.Pos())
-		return obj == nil
+		return analysisutil.FreeName(pass.TypesInfo, file, gs.Pos(), name, false) == name
 	}
 	body := g.Owner.Body
 	var edits []analysis.TextEdit

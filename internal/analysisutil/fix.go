@@ -49,17 +49,7 @@ func AddImport(info *types.Info, file *ast.File, pos token.Pos, path string) (st
 		return name, nil
 	}
 	base := path[strings.LastIndex(path, "/")+1:]
-	name := base
-	scope := info.Scopes[file]
-	if inner := scope.Innermost(pos); inner != nil {
-		scope = inner
-	}
-	for i := 2; ; i++ {
-		if _, obj := scope.LookupParent(name, pos); obj == nil {
-			break
-		}
-		name = fmt.Sprintf("%s%d", base, i)
-	}
+	name := FreeName(info, file, pos, base, false)
 	spec := strconv.Quote(path)
 	if name != base {
 		spec = name + " " + spec
@@ -81,6 +71,27 @@ func AddImport(info *types.Info, file *ast.File, pos token.Pos, path string) (st
 		}
 	}
 	return name, []analysis.TextEdit{{Pos: file.Name.End(), End: file.Name.End(), NewText: []byte("\n\nimport " + spec)}}
+}
+
+// FreeName returns base, or base2, base3, ..., the first name that no
+// declaration in scope at pos in file binds. With declaring, the name is
+// for a new variable declared at pos, so a name declared anywhere in the
+// innermost block (later too: a later := would clash) is not free either.
+func FreeName(info *types.Info, file *ast.File, pos token.Pos, base string, declaring bool) string {
+	scope := info.Scopes[file]
+	if scope == nil {
+		return base
+	}
+	if inner := scope.Innermost(pos); inner != nil {
+		scope = inner
+	}
+	name := base
+	for i := 2; ; i++ {
+		if _, obj := scope.LookupParent(name, pos); obj == nil && (!declaring || scope.Lookup(name) == nil) {
+			return name
+		}
+		name = fmt.Sprintf("%s%d", base, i)
+	}
 }
 
 // Qualifier returns a types.Qualifier that spells packages as file imports

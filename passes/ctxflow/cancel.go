@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"strings"
 
+	"golang.org/x/tools/go/ast/inspector"
+
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
@@ -431,6 +433,32 @@ func (r *Result) detachedRequest(e ast.Expr, depth int) bool {
 			}
 		}
 		return true
+	}
+	return false
+}
+
+// LoopChecksCancel reports whether a for or range loop tests for the end
+// of a context in its condition or body (ChecksCancel), so it stops on
+// cancellation by itself.
+func (r *Result) LoopChecksCancel(loop ast.Stmt) bool {
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		return (l.Cond != nil && r.ChecksCancel(l.Cond)) || r.ChecksCancel(l.Body)
+	case *ast.RangeStmt:
+		return r.ChecksCancel(l.Body)
+	}
+	return false
+}
+
+// InUncheckedRetryLoop reports whether the node at cur sits, within its
+// function, inside a loop that retries the same work
+// (analysisutil.IsRetryLoop) and never tests a context: retrycancel's
+// loops, which keep going after cancellation.
+func (r *Result) InUncheckedRetryLoop(cur inspector.Cursor) bool {
+	for loop := range analysisutil.EnclosingLoops(cur) {
+		if analysisutil.IsRetryLoop(r.info, loop) && !r.LoopChecksCancel(loop) {
+			return true
+		}
 	}
 	return false
 }

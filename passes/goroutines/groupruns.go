@@ -41,11 +41,10 @@ func (l *Lazy) GroupRuns() map[*ast.FuncLit]*GroupRun {
 }
 
 // groupRunner reports whether fn runs a function argument on a group whose
-// Wait returns the goroutines' first error.
+// Wait returns the goroutines' first error: the group starts of isGroupGo
+// but sync.WaitGroup.Go, whose functions return nothing.
 func groupRunner(fn *types.Func) bool {
-	return analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "Go") ||
-		analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "TryGo") ||
-		analysisutil.IsMethod(fn, "github.com/cancelcheck/cancelcheck/rt/scope", "Scope", "Go")
+	return isGroupGo(fn) && !analysisutil.IsMethod(fn, "sync", "WaitGroup", "Go")
 }
 
 func findGroupRuns(info *types.Info, ins *inspector.Inspector) map[*ast.FuncLit]*GroupRun {
