@@ -1,0 +1,12 @@
+module github.com/jjti/go-spancheck/testdata/disableerrorchecks
+
+go 1.20
+
+require go.opentelemetry.io/otel v1.21.0
+
+require (
+	github.com/go-logr/logr v1.4.1 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	go.opentelemetry.io/otel/metric v1.21.0 // indirect
+	go.opentelemetry.io/otel/trace v1.21.0 // indirect
+)
