@@ -73,7 +73,7 @@ func (l *lease) successReturns() bool {
 func (l *lease) reportDiscarded(blank *ast.Ident) {
 	k := l.kind()
 	pos, end := l.call.Pos(), l.call.End()
-	msg := fmt.Sprintf("%s is discarded, so it can never be %s and %s", l.what(), k.Verb, k.Consequence)
+	msg := fmt.Sprintf("%s %s discarded, so %s can never be %s and %s", l.what(), k.Is(), k.It(), k.Verb, k.Consequence)
 	d := analysis.Diagnostic{Pos: pos, End: end, Message: msg}
 	// For a discarded cancel function: name it and defer it.
 	if blank != nil && k.Call && l.define && !l.inLoop() {
@@ -87,7 +87,7 @@ func (l *lease) reportDiscarded(blank *ast.Ident) {
 func (l *lease) check() {
 	f := l.f
 	info := f.info()
-	l.objs = f.s.own.Aliases(f.body, map[types.Object]bool{l.obj: true})
+	l.objs = f.s.own.Aliases(f.body, map[types.Object]bool{l.obj: true}, l.kind())
 	// A named result holding the lease is returned by every bare return.
 	namedResult := false
 	if f.ftype.Results != nil {
@@ -390,7 +390,7 @@ func (l *lease) report(out *outcome) {
 		}
 		where += "before the loop acquires the next one"
 	}
-	msg := fmt.Sprintf("%s is not %s %s, so %s", l.what(), k.Verb, where, k.Consequence)
+	msg := fmt.Sprintf("%s %s not %s %s, so %s", l.what(), k.Is(), k.Verb, where, k.Consequence)
 	d := analysis.Diagnostic{Pos: l.call.Pos(), End: l.call.End(), Message: msg, Related: related}
 	if fix, ok := l.fix(out); ok {
 		d.SuggestedFixes = []analysis.SuggestedFix{fix}

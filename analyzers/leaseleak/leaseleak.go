@@ -253,11 +253,13 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 	}
 	l := &lease{f: f, acq: a, call: call, stmt: n, block: b, index: i, define: define}
 	nres := f.info().TypeOf(call)
-	if t, ok := nres.(*types.Tuple); ok && len(lhs) != t.Len() || !ok && len(lhs) > 1 {
+	if len(lhs) == 0 {
+		// A bare call statement (http.Get(url), db.Query(q)) drops every
+		// result, the lease with them.
+		l.reportDiscarded(nil)
 		return
 	}
-	if len(lhs) == 0 {
-		l.reportDiscarded(nil)
+	if t, ok := nres.(*types.Tuple); ok && len(lhs) != t.Len() || !ok && len(lhs) > 1 {
 		return
 	}
 	id, ok := ast.Unparen(lhs[a.Index]).(*ast.Ident)

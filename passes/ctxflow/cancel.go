@@ -418,6 +418,9 @@ func (r *Result) detachedRequest(e ast.Expr, depth int) bool {
 		case analysisutil.IsMethod(fn, "net/http", "Request", "WithContext"), analysisutil.IsMethod(fn, "net/http", "Request", "Clone"):
 			return len(e.Args) > 0 && r.Detached(e.Args[0])
 		}
+		// Any other call that makes a request (a helper, a function value,
+		// a literal called in place) can bind only a context it can reach.
+		return r.givenNoContext(e, depth)
 	case *ast.Ident:
 		v, ok := r.info.ObjectOf(e).(*types.Var)
 		if !ok {
@@ -435,6 +438,22 @@ func (r *Result) detachedRequest(e ast.Expr, depth int) bool {
 		return true
 	}
 	return false
+}
+
+// givenNoContext reports whether a value the call makes can hold no
+// caller's context: the function around the call has no context in reach,
+// and every context or request the call is given is detached.
+func (r *Result) givenNoContext(call *ast.CallExpr, depth int) bool {
+	if f := r.EnclosingPos(call.Pos()); f == nil || f.HasContext() {
+		return false
+	}
+	for _, arg := range call.Args {
+		t := r.info.TypeOf(arg)
+		if analysisutil.IsContext(t) && !r.Detached(arg) || analysisutil.IsHTTPRequest(t) && !r.detachedRequest(arg, depth+1) {
+			return false
+		}
+	}
+	return true
 }
 
 // LoopChecksCancel reports whether a for or range loop tests for the end

@@ -39,6 +39,24 @@ type Kind struct {
 	// NilOnError is true when the lease is nil when the acquisition's error
 	// is not nil, so releasing it then would panic.
 	NilOnError bool
+	// Plural is true when Noun is plural ("rows"): messages say "are".
+	Plural bool
+}
+
+// Is is the verb "to be" agreeing with Noun.
+func (k *Kind) Is() string {
+	if k.Plural {
+		return "are"
+	}
+	return "is"
+}
+
+// It is the pronoun for Noun.
+func (k *Kind) It() string {
+	if k.Plural {
+		return "they"
+	}
+	return "it"
 }
 
 // Releases reports whether calling method name on the lease releases it.
@@ -58,7 +76,7 @@ var (
 		Consequence: "the timer stays in the runtime's heap until it fires"}
 	KindTicker = &Kind{ID: "ticker", Noun: "ticker", Verb: "stopped", Release: []string{"Stop"}, Timer: true, Fix: "%s.Stop()",
 		Consequence: "the ticker keeps firing and is never collected"}
-	KindRows = &Kind{ID: "rows", Noun: "rows", Verb: "closed", Release: []string{"Close"}, NextCloses: true, Fix: "%s.Close()", NilOnError: true,
+	KindRows = &Kind{ID: "rows", Noun: "rows", Verb: "closed", Release: []string{"Close"}, NextCloses: true, Fix: "%s.Close()", NilOnError: true, Plural: true,
 		Consequence: "the database connection is not returned to the pool"}
 	KindTx = &Kind{ID: "tx", Noun: "transaction", Verb: "committed or rolled back", Release: []string{"Commit", "Rollback"}, Fix: "%s.Rollback()", NilOnError: true,
 		Consequence: "the transaction keeps its connection and its locks"}

@@ -78,7 +78,7 @@ func (r *Result) summarize(fn *types.Func, decl *ast.FuncDecl) *summary {
 			lhs, rhs = specNames(n), n.Values
 		}
 		if len(s.params) > 0 {
-			r.aliasEdges(aliasOf, lhs, rhs)
+			r.aliasEdges(aliasOf, lhs, rhs, "")
 		}
 		return true
 	})

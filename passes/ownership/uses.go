@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+
+	"github.com/cancelcheck/cancelcheck/internal/knowledge"
 )
 
 // Use says what one piece of code does with a lease.
@@ -17,15 +19,21 @@ const (
 )
 
 // Aliases returns objs plus the local variables of body that are assigned
-// one of them directly (w := v, w = v, var w = v), transitively.
-func (r *Result) Aliases(body ast.Node, objs map[types.Object]bool) map[types.Object]bool {
+// one of them directly (w := v, w = v, var w = v), transitively. For a kind
+// released through a field (a response's Body), a variable assigned that
+// field (body := resp.Body) is an alias too: body.Close() releases resp.
+func (r *Result) Aliases(body ast.Node, objs map[types.Object]bool, k *Kind) map[types.Object]bool {
+	field := ""
+	if k != nil && k.Field != "*" {
+		field = k.Field
+	}
 	aliasOf := make(map[types.Object][]*types.Var)
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			r.aliasEdges(aliasOf, n.Lhs, n.Rhs)
+			r.aliasEdges(aliasOf, n.Lhs, n.Rhs, field)
 		case *ast.ValueSpec:
-			r.aliasEdges(aliasOf, specNames(n), n.Values)
+			r.aliasEdges(aliasOf, specNames(n), n.Values, field)
 		}
 		return true
 	})
@@ -38,13 +46,20 @@ func (r *Result) Aliases(body ast.Node, objs map[types.Object]bool) map[types.Ob
 
 // aliasEdges records in aliasOf, for the assignment lhs = rhs, which local
 // variables are assigned another variable directly (w := v, w = v,
-// var w = v). Assignments of unequal lengths (a, b := f()) assign none.
-func (r *Result) aliasEdges(aliasOf map[types.Object][]*types.Var, lhs, rhs []ast.Expr) {
+// var w = v), or, when field is set, that field of another variable
+// (w := v.Body). Assignments of unequal lengths (a, b := f()) assign none.
+func (r *Result) aliasEdges(aliasOf map[types.Object][]*types.Var, lhs, rhs []ast.Expr, field string) {
 	if len(lhs) != len(rhs) {
 		return
 	}
 	for i, rv := range rhs {
-		id, ok := ast.Unparen(rv).(*ast.Ident)
+		rv = ast.Unparen(rv)
+		if sel, ok := rv.(*ast.SelectorExpr); ok && field != "" && sel.Sel.Name == field {
+			if s := r.info.Selections[sel]; s != nil && s.Kind() == types.FieldVal {
+				rv = ast.Unparen(sel.X)
+			}
+		}
+		id, ok := rv.(*ast.Ident)
 		if !ok {
 			continue
 		}
@@ -97,6 +112,9 @@ func (r *Result) UseOf(root ast.Node, objs map[types.Object]bool, k *Kind) Use {
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			return true
+		}
+		if deadLiteral(n) {
+			return false // _ = func() { resp.Body.Close() }: never runs
 		}
 		stack = append(stack, n)
 		if id, ok := n.(*ast.Ident); ok && objs[r.info.Uses[id]] {
@@ -280,6 +298,14 @@ func (r *Result) argUse(call *ast.CallExpr, ai int) Use {
 	if tv, ok := r.info.Types[fun]; ok && tv.IsType() {
 		return HandOff // a conversion: the converted value may be kept
 	}
+	if lit, ok := fun.(*ast.FuncLit); ok {
+		// func(body io.ReadCloser) { ... }(resp.Body), deferred or not:
+		// what the literal's body does with its parameter.
+		if p := litParam(r.info, lit, ai); p != nil {
+			return r.UseOf(lit.Body, r.Aliases(lit.Body, map[types.Object]bool{p: true}, nil), generic)
+		}
+		return Borrow
+	}
 	var fn *types.Func
 	switch f := fun.(type) {
 	case *ast.Ident:
@@ -296,6 +322,9 @@ func (r *Result) argUse(call *ast.CallExpr, ai int) Use {
 		// release what its parameter type lets it release.
 		sig, _ := r.info.TypeOf(call.Fun).Underlying().(*types.Signature)
 		return r.dynamicUse(sig, ai)
+	}
+	if formats(fn) {
+		return Borrow // fmt.Print(resp): formatted, not kept
 	}
 	sig := fn.Type().(*types.Signature)
 	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
@@ -460,6 +489,64 @@ func isStd(pkg *types.Package) bool {
 		}
 		if path[i] == '/' {
 			break
+		}
+	}
+	return true
+}
+
+// formats reports whether fn only formats or logs its operands
+// (knowledge.Formats).
+func formats(fn *types.Func) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	typ := ""
+	if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
+		t := recv.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := types.Unalias(t).(*types.Named); ok {
+			typ = n.Obj().Name()
+		}
+	}
+	return knowledge.Formats(fn.Pkg().Path(), typ, fn.Name())
+}
+
+// litParam returns the parameter of the function literal lit that receives
+// argument ai, or nil when it is unnamed or blank (the literal cannot use
+// it).
+func litParam(info *types.Info, lit *ast.FuncLit, ai int) types.Object {
+	var names []*ast.Ident
+	for _, f := range lit.Type.Params.List {
+		if len(f.Names) == 0 {
+			names = append(names, nil)
+		}
+		names = append(names, f.Names...)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if ai >= len(names) {
+		ai = len(names) - 1 // variadic
+	}
+	if id := names[ai]; id != nil && id.Name != "_" {
+		return info.Defs[id]
+	}
+	return nil
+}
+
+// deadLiteral reports whether n assigns only function literals, all to the
+// blank identifier: code that can never run.
+func deadLiteral(n ast.Node) bool {
+	as, ok := n.(*ast.AssignStmt)
+	if !ok || len(as.Lhs) != len(as.Rhs) {
+		return false
+	}
+	for i, l := range as.Lhs {
+		id, ok := l.(*ast.Ident)
+		if _, lit := ast.Unparen(as.Rhs[i]).(*ast.FuncLit); !ok || id.Name != "_" || !lit {
+			return false
 		}
 	}
 	return true

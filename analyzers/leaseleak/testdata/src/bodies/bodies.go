@@ -249,3 +249,97 @@ func closedFirst(c *http.Client, a, b string) error {
 	}
 	return resp.Body.Close()
 }
+
+// bodyAlias closes the body through a variable holding resp.Body: that
+// releases resp.
+func bodyAlias(ctx context.Context, c *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	body := resp.Body
+	defer body.Close()
+	rc := body
+	_ = rc
+	return nil
+}
+
+// bodyAliasRead only reads through the alias: the body stays open.
+func bodyAliasRead(ctx context.Context, c *http.Client, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req) // want `the response body resp.Body from \(\*http.Client\).Do is not closed`
+	if err != nil {
+		return nil, err
+	}
+	body := resp.Body
+	return io.ReadAll(body)
+}
+
+// bareGet drops the response with every other result.
+func bareGet(ctx context.Context, c *http.Client, req *http.Request) {
+	c.Do(req) // want `the response body from \(\*http.Client\).Do is discarded, so it can never be closed`
+}
+
+// printed formats the response: fmt keeps no reference, the body stays
+// open.
+func printed(c *http.Client, req *http.Request) {
+	resp, err := c.Do(req) // want `the response body resp.Body from \(\*http.Client\).Do is not closed`
+	if err != nil {
+		return
+	}
+	fmt.Println(resp.Status, resp)
+}
+
+// printedClosed is printed with the body closed.
+func printedClosed(c *http.Client, req *http.Request) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	fmt.Println(resp)
+}
+
+// deferredNoop hands the body to a deferred literal that ignores it.
+func deferredNoop(c *http.Client, req *http.Request) {
+	resp, err := c.Do(req) // want `the response body resp.Body from \(\*http.Client\).Do is not closed`
+	if err != nil {
+		return
+	}
+	defer func(body io.ReadCloser) {}(resp.Body)
+}
+
+// deferredClose hands it to one that closes it.
+func deferredClose(c *http.Client, req *http.Request) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return
+	}
+	defer func(body io.Closer) { body.Close() }(resp.Body)
+}
+
+// deadCloser builds a closer and throws it away.
+func deadCloser(c *http.Client, req *http.Request) {
+	resp, err := c.Do(req) // want `the response body resp.Body from \(\*http.Client\).Do is not closed`
+	if err != nil {
+		return
+	}
+	_ = func() { resp.Body.Close() }
+}
+
+// calledCloser builds one and calls it.
+func calledCloser(c *http.Client, req *http.Request) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return
+	}
+	closer := func() { resp.Body.Close() }
+	closer()
+}

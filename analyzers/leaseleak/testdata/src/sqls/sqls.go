@@ -8,7 +8,7 @@ import (
 
 // Early return inside the iteration leaks the rows.
 func names(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM t") // want `the rows rows from \(\*sql.DB\).QueryContext is not closed on the path through the return when err != nil, so the database connection is not returned to the pool`
+	rows, err := db.QueryContext(ctx, "SELECT name FROM t") // want `the rows rows from \(\*sql.DB\).QueryContext are not closed on the path through the return when err != nil, so the database connection is not returned to the pool`
 	if err != nil {
 		return nil, err
 	}
@@ -167,4 +167,9 @@ func migrate(ctx context.Context, tx *sql.Tx, ids []int) error {
 		return errors.New("left over")
 	}
 	return nil
+}
+
+// bareQuery drops the rows with the error.
+func bareQuery(ctx context.Context, db *sql.DB) {
+	db.QueryContext(ctx, "DELETE FROM t") // want `the rows from \(\*sql.DB\).QueryContext are discarded, so they can never be closed`
 }
