@@ -253,8 +253,13 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 				l.where(), calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
-	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && l.exits && !l.checked) &&
+	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && !l.checked && st.works(l)) &&
 		!(l.checked && st.shortSleep(l.sleeps[0])):
+		// Without context-bound calls, a loop that waits is reported when
+		// it polls: it does work between its sleeps (context-less I/O, a
+		// condition to wait for), whether or not it can end by itself. A
+		// loop that only sleeps and counts is a delay, and one that only
+		// sleeps forever a deliberate hang: neither retries anything.
 		s := l.sleeps[0]
 		var msg string
 		switch {
@@ -812,6 +817,44 @@ func (st *state) innermostLoop(c inspector.Cursor) ast.Node {
 
 // sleepStmt recognizes time.Sleep(d) and <-time.After(d) used as a
 // statement.
+// works reports whether a round of the loop does something besides waiting
+// and counting: a call other than its sleeps, builtins, conversions, looks
+// at a context and formatting or logging (knowledge.Formats), or a go
+// statement or a send. A loop that only sleeps and counts is a delay.
+func (st *state) works(l *loop) bool {
+	skip := make(map[ast.Node]bool, len(l.sleeps))
+	for _, s := range l.sleeps {
+		skip[s.stmt] = true
+	}
+	found := false
+	inspect := func(n ast.Node) bool {
+		if found || skip[n] {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.GoStmt, *ast.SendStmt:
+			found = true
+		case *ast.CallExpr:
+			if tv, ok := st.info.Types[ast.Unparen(n.Fun)]; ok && (tv.IsType() || tv.IsBuiltin()) {
+				return true
+			}
+			fn := analysisutil.Callee(st.info, n)
+			if fn != nil && fn.Pkg() != nil && (fn.Pkg().Path() == "context" || analysisutil.FormatsOperands(fn)) {
+				return true
+			}
+			found = true
+		}
+		return !found
+	}
+	if fs, ok := l.stmt.(*ast.ForStmt); ok && fs.Cond != nil {
+		ast.Inspect(fs.Cond, inspect) // for !ready() { sleep }: the condition polls
+	}
+	ast.Inspect(l.body, inspect)
+	return found
+}
+
 func (st *state) sleepStmt(s *ast.ExprStmt) (sleep, bool) {
 	switch x := ast.Unparen(s.X).(type) {
 	case *ast.CallExpr:

@@ -6,7 +6,7 @@ import (
 	"go/types"
 	"slices"
 
-	"github.com/cancelcheck/cancelcheck/internal/knowledge"
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
 // Use says what one piece of code does with a lease.
@@ -323,7 +323,7 @@ func (r *Result) argUse(call *ast.CallExpr, ai int) Use {
 		sig, _ := r.info.TypeOf(call.Fun).Underlying().(*types.Signature)
 		return r.dynamicUse(sig, ai)
 	}
-	if formats(fn) {
+	if analysisutil.FormatsOperands(fn) {
 		return Borrow // fmt.Print(resp): formatted, not kept
 	}
 	sig := fn.Type().(*types.Signature)
@@ -492,25 +492,6 @@ func isStd(pkg *types.Package) bool {
 		}
 	}
 	return true
-}
-
-// formats reports whether fn only formats or logs its operands
-// (knowledge.Formats).
-func formats(fn *types.Func) bool {
-	if fn.Pkg() == nil {
-		return false
-	}
-	typ := ""
-	if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
-		t := recv.Type()
-		if p, ok := t.(*types.Pointer); ok {
-			t = p.Elem()
-		}
-		if n, ok := types.Unalias(t).(*types.Named); ok {
-			typ = n.Obj().Name()
-		}
-	}
-	return knowledge.Formats(fn.Pkg().Path(), typ, fn.Name())
 }
 
 // litParam returns the parameter of the function literal lit that receives

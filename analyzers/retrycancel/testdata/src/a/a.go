@@ -470,6 +470,30 @@ func Hang(ctx context.Context) {
 	}
 }
 
+// A delay: the loop sleeps and counts, it retries nothing.
+func Delay(ctx context.Context, n int) {
+	for i := 0; i < 3; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	count := 0
+	for {
+		println("waiting", count)
+		time.Sleep(time.Millisecond)
+		count++
+		if count > n {
+			break
+		}
+	}
+}
+
+// A poll that never ends: context-less work between sleeps, forever.
+func PollForever(ctx context.Context, load func() error) {
+	for {
+		load()
+		time.Sleep(time.Second) // want `time.Sleep ignores ctx and the loop never checks it: once ctx is canceled this retry loop keeps sleeping and trying again forever`
+	}
+}
+
 // The loop condition classifies the error (the net.Dial self-connect shape).
 func SelfConnect(ctx context.Context, c *Client) error {
 	err := c.Ping(ctx)
