@@ -16,6 +16,7 @@ import (
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 	"github.com/cancelcheck/cancelcheck/passes/directives"
+	paths "github.com/cancelcheck/cancelcheck/passes/flow"
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
@@ -34,7 +35,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "detachedctx",
 		Doc:      analysisutil.MustExtractDoc(doc, "detachedctx"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/detachedctx.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, goroutines.Analyzer, directives.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, goroutines.Analyzer, directives.Analyzer, paths.Analyzer},
 		Run:      analysisutil.Finishing((&checker{cfg}).run),
 	}
 }
@@ -46,10 +47,11 @@ type checker struct{ cfg Config }
 
 // pass-local state.
 type state struct {
-	pass *analysis.Pass
-	res  *ctxflow.Result
-	ins  *inspector.Inspector
-	gos  *goroutines.Lazy
+	pass  *analysis.Pass
+	res   *ctxflow.Result
+	ins   *inspector.Inspector
+	gos   *goroutines.Lazy
+	paths *paths.Result
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -57,16 +59,19 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		return nil, nil // no context in reach: neither a parameter nor a request's
 	}
 	st := &state{
-		pass: pass,
-		res:  pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
-		ins:  pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
-		gos:  pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy),
+		pass:  pass,
+		res:   pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
+		ins:   pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		gos:   pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy),
+		paths: pass.ResultOf[paths.Analyzer].(*paths.Result),
 	}
 	rep := analysisutil.NewReporter(pass)
 	for cur := range st.ins.Root().Preorder((*ast.CallExpr)(nil)) {
 		call := cur.Node().(*ast.CallExpr)
 		if len(call.Args) != 0 || !analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "Background", "TODO") {
 			if d, ok := st.checkContextless(c.cfg, cur, call); ok {
+				rep.Report(d)
+			} else if d, ok := st.checkMakesRoot(c.cfg, cur, call); ok {
 				rep.Report(d)
 			}
 			continue
@@ -174,6 +179,11 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	default:
 		d.Message = fmt.Sprintf("%s in %s cuts off %s: work under %s keeps running after the caller's deadline passes or it is canceled",
 			name, funcName(f), reach.Expr, consumer)
+		if fl.call.Pos() > call.End() || fl.call.End() < call.Pos() {
+			// ctx = context.Background() ... f2(ctx): where the cut-off
+			// context is used.
+			d.Related = []analysis.RelatedInformation{{Pos: fl.call.Pos(), End: fl.call.End(), Message: consumer + " runs under the detached context here"}}
+		}
 		if logCall {
 			d.Message = fmt.Sprintf("%s passed to %s in %s drops the values of %s: the record loses the trace and request IDs it carries",
 				name, consumer, funcName(f), reach.Expr)
@@ -224,6 +234,19 @@ func (st *state) outlivesCaller(cur inspector.Cursor, f *ctxflow.Func) bool {
 	return false
 }
 
+// joinedLit reports whether lit is the body of a goroutine its spawner
+// joins on every path to its return (a WaitGroup, a group, a done
+// channel), not one bound to a context or a channel of its own, nor one a
+// longer-lived owner waits for (s.wg waited in Close).
+func (st *state) joinedLit(lit *ast.FuncLit) bool {
+	for _, g := range st.gos.Get().Goroutines {
+		if g.Lit == lit {
+			return g.Join == goroutines.JoinedOnEveryPath
+		}
+	}
+	return false
+}
+
 func funcName(f *ctxflow.Func) string {
 	for g := f; g != nil; g = g.Parent {
 		if g.Obj != nil {
@@ -242,6 +265,12 @@ func funcName(f *ctxflow.Func) string {
 // never looks at its spawner's context is detached on purpose.
 func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.Context, bool) {
 	goLit := st.enclosingGoLit(cur)
+	if goLit != nil && st.joinedLit(goLit) {
+		// The spawner waits for the goroutine: its work is part of the
+		// spawner's, under the spawner's deadline, whether or not the
+		// literal mentions the spawner's context.
+		goLit = nil
+	}
 	for _, c := range f.Contexts {
 		if c.Kind == ctxflow.FieldContext && ownsContext(c) {
 			// The receiver creates and cancels its own context (it holds
@@ -465,10 +494,11 @@ func (st *state) followVar(obj types.Object, lhs ast.Expr, f *ctxflow.Func, dept
 	if !ok {
 		return flow{}
 	}
+	reached := st.reachedBy(f, lhs, v)
 	var best flow
 	for c := range fcur.Preorder((*ast.Ident)(nil)) {
 		id := c.Node().(*ast.Ident)
-		if st.pass.TypesInfo.Uses[id] != v {
+		if st.pass.TypesInfo.Uses[id] != v || !reached(id) {
 			continue
 		}
 		fl := st.follow(c, f, depth+1)
@@ -482,6 +512,50 @@ func (st *state) followVar(obj types.Object, lhs ast.Expr, f *ctxflow.Func, dept
 		}
 	}
 	return best
+}
+
+// reachedBy returns a predicate telling whether a use of v can see the
+// value the assignment to lhs gives it: some path from the assignment
+// reaches the use without assigning v again (`f2(ctx); ctx =
+// context.Background(); f2(ctx)`: only the second f2 runs under the fresh
+// context). Uses the graph cannot place (inside function literals) count.
+func (st *state) reachedBy(f *ctxflow.Func, lhs ast.Expr, v *types.Var) func(*ast.Ident) bool {
+	all := func(*ast.Ident) bool { return true }
+	g := st.paths.Func(f.Node)
+	if g == nil {
+		return all
+	}
+	def, ok := g.Locate(lhs)
+	if !ok {
+		return all
+	}
+	info := st.pass.TypesInfo
+	assignsV := func(n ast.Node) bool {
+		if n == def.Node() {
+			return false
+		}
+		as, ok := n.(*ast.AssignStmt)
+		if !ok {
+			return false
+		}
+		for _, l := range as.Lhs {
+			if id := identOf(l); id != nil && info.ObjectOf(id) == v {
+				return true
+			}
+		}
+		return false
+	}
+	return func(id *ast.Ident) bool {
+		use, ok := g.Locate(id)
+		if !ok {
+			return true
+		}
+		if use.Node() == def.Node() {
+			return false // ctx = wrap(ctx): the use runs before the assignment
+		}
+		_, ok = g.Reaches(def.Next(), func(n ast.Node) bool { return n == use.Node() }, assignsV)
+		return ok
+	}
 }
 
 // storedResult reports whether the result of call is stored for a

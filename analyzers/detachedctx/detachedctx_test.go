@@ -12,7 +12,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), detachedctx.Analyzer, "a", "noctx")
+	analysistest.Run(t, analysistest.TestData(), detachedctx.Analyzer, "a", "noctx", "roots")
 }
 
 // TestGo120 runs on a module whose go line predates context.WithoutCancel.

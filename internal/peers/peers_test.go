@@ -352,7 +352,10 @@ func scoreWants(p peer, wants []want, findings []finding) score {
 			if !owned(f) || f.File != w.file {
 				continue
 			}
-			if (!w.ret && f.Line == w.line) || (w.ret && slices.Contains(f.Related, w.line)) {
+			// A positive is found at its line, or by a finding whose
+			// related places name it (ctx = context.Background() reported
+			// at the assignment, with the use the peer reports at).
+			if (!w.ret && f.Line == w.line) || slices.Contains(f.Related, w.line) {
 				found = true
 				matched[i] = true
 			}

@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil)},
 	Run:        run,
 }
 
@@ -116,6 +116,9 @@ type Result struct {
 	// helpers (see Sleeps).
 	checks   map[*types.Func]bool
 	sleepers map[*types.Func]bool
+	// roots holds the functions of this package that run work under a
+	// root context of their own (see MakesRoot).
+	roots map[*types.Func]*MakesRoot
 }
 
 // assign is one assignment to an error variable.
@@ -175,6 +178,7 @@ func run(pass *analysis.Pass) (any, error) {
 
 		checks:   make(map[*types.Func]bool),
 		sleepers: make(map[*types.Func]bool),
+		roots:    make(map[*types.Func]*MakesRoot),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
@@ -284,6 +288,7 @@ func run(pass *analysis.Pass) (any, error) {
 	if r.ImportsContext {
 		r.computeCheckers(pass)
 	}
+	r.computeRoots(pass)
 	return r, nil
 }
 

@@ -110,6 +110,11 @@ type Goroutine struct {
 	Orphaned bool
 }
 
+// JoinedOnEveryPath is the Join of a goroutine whose owner waits for it
+// (a local WaitGroup, a channel it signals) on every path from its start
+// to the owner's return.
+const JoinedOnEveryPath = "joined on every path"
+
 // UseKind says which owner state a goroutine uses.
 type UseKind int
 

@@ -216,7 +216,7 @@ func (a *analysis) classify(g *Goroutine) {
 			g.Join = ""
 		}
 	} else if len(local) > 0 {
-		g.Join = "joined on every path"
+		g.Join = JoinedOnEveryPath
 	}
 }
 

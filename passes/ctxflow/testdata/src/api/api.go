@@ -68,8 +68,9 @@ func Drain(ctx context.Context) error { // want Drain:"freshErrors"
 }
 
 // Fetch builds its request without a context (http.NewRequest's is
-// Background): its error cannot carry a caller's cancellation.
-func Fetch(c *http.Client, url string) error {
+// Background): its error cannot carry a caller's cancellation, and it runs
+// its request under no caller's context.
+func Fetch(c *http.Client, url string) error { // want Fetch:"makesRoot\\(a request made without a context at api.go:78 via \\)"
 	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
 		return err

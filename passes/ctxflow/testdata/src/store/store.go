@@ -60,8 +60,9 @@ func (s *Store) Reassigned() error {
 }
 
 // Detached passes context.Background() to a context-bound function: its
-// error cannot carry a caller's cancellation, so no fact.
-func Detached() error {
+// error cannot carry a caller's cancellation, so no carriesCancel fact; it
+// runs work under a root of its own.
+func Detached() error { // want Detached:"makesRoot\\(context.Background\\(\\) at store.go:66 via \\)"
 	_, err := Load(context.Background(), "k")
 	return err
 }

@@ -1,0 +1,42 @@
+package a
+
+import (
+	"context"
+	"sync"
+)
+
+func fetchID(ctx context.Context, id int) error { return ctx.Err() }
+
+// waitsForWorkers waits for its goroutines: their work is its own, and a
+// fresh root in them escapes its caller's deadline.
+func waitsForWorkers(ctx context.Context, ids []int) {
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fetchID(context.Background(), id) // want `context.Background\(\) in a function literal in waitsForWorkers cuts off ctx`
+		}()
+	}
+	wg.Wait()
+}
+
+// firesAndForgets starts a goroutine nothing waits for and that never
+// looks at ctx: detached on purpose.
+func firesAndForgets(ctx context.Context, id int) {
+	go func() {
+		fetchID(context.Background(), id)
+	}()
+}
+
+func before(ctx context.Context) error { return ctx.Err() }
+
+func after(ctx context.Context) error { return ctx.Err() }
+
+// reassigned runs only after under the fresh context: before saw the
+// caller's.
+func reassigned(ctx context.Context) {
+	before(ctx)
+	ctx = context.Background() // want `context.Background\(\) in reassigned cuts off ctx: work under after keeps running`
+	after(ctx)
+}
