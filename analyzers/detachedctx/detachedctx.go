@@ -52,6 +52,8 @@ type state struct {
 	ins   *inspector.Inspector
 	gos   *goroutines.Lazy
 	paths *paths.Result
+	// rootCalls are the (function, callee) pairs checkMakesRoot reported.
+	rootCalls map[rootCall]bool
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {

@@ -16,11 +16,13 @@ import (
 // checkMakesRoot reports a call, where a caller's context is in reach, of a
 // function that takes no context and runs its work under a root context of
 // its own (ctxflow's MakesRoot fact, through any chain of context-less
-// callees, in this package or another): the work keeps running after the
-// caller's deadline passes or it is canceled. Calls of APIs with a
-// context-aware form are checkContextless's; deferred calls, calls in main
-// and init, and goroutines started on such a function (their own lifetime,
-// unless joined) are not reported.
+// callees, in this package or another of the module): the work keeps
+// running after the caller's deadline passes or it is canceled. Calls of
+// APIs with a context-aware form are checkContextless's; functions of other
+// modules (the fix is not the reader's), deferred calls, calls in main and
+// init, and goroutines started on such a function (their own lifetime) are
+// not reported, and a function calling the same helper twice is reported
+// once.
 func (st *state) checkMakesRoot(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (analysis.Diagnostic, bool) {
 	info := st.pass.TypesInfo
 	fn := analysisutil.Callee(info, call)
@@ -38,6 +40,11 @@ func (st *state) checkMakesRoot(cfg Config, cur inspector.Cursor, call *ast.Call
 	if f.Obj != nil && f.Obj.Origin() == fn.Origin() {
 		return analysis.Diagnostic{}, false
 	}
+	if !st.ownCode(fn) {
+		// A library's context-less function: its context form, if any, is
+		// checkContextless's; adding a parameter is not the reader's to do.
+		return analysis.Diagnostic{}, false
+	}
 	if _, ok := cur.Parent().Node().(*ast.GoStmt); ok {
 		return analysis.Diagnostic{}, false // go f3(): its own lifetime
 	}
@@ -48,6 +55,16 @@ func (st *state) checkMakesRoot(cfg Config, cur inspector.Cursor, call *ast.Call
 	if !ok || reach.Kind != ctxflow.ParamContext && reach.Kind != ctxflow.RequestContext {
 		return analysis.Diagnostic{}, false
 	}
+	// One finding per function and callee: the second call of the same
+	// helper cuts off the same context the same way.
+	key := rootCall{f.Node, fn.Origin()}
+	if st.rootCalls[key] {
+		return analysis.Diagnostic{}, false
+	}
+	if st.rootCalls == nil {
+		st.rootCalls = make(map[rootCall]bool)
+	}
+	st.rootCalls[key] = true
 	name := fn.Name()
 	runs := fmt.Sprintf("%s takes no context and runs its work under %s (%s)", name, m.Root, m.At)
 	if len(m.Chain) > 0 {
@@ -59,4 +76,21 @@ func (st *state) checkMakesRoot(cfg Config, cur inspector.Cursor, call *ast.Call
 		Message: fmt.Sprintf("%s: called here with %s in reach, that work keeps running after %s's deadline passes or it is canceled; give %s a context parameter and pass %s",
 			runs, reach.Expr, reach.Expr, name, reach.Expr),
 	}, true
+}
+
+type rootCall struct {
+	f  ast.Node
+	fn *types.Func
+}
+
+// ownCode reports whether fn belongs to the module being analyzed (when
+// the driver says which), so that the fix, a context parameter, is the
+// reader's to make.
+func (st *state) ownCode(fn *types.Func) bool {
+	m := st.pass.Module
+	if m == nil || m.Path == "" || fn.Pkg() == nil {
+		return true
+	}
+	p := fn.Pkg().Path()
+	return p == m.Path || strings.HasPrefix(p, m.Path+"/")
 }

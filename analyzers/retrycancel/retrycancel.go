@@ -827,12 +827,26 @@ func (st *state) works(l *loop) bool {
 		skip[s.stmt] = true
 	}
 	found := false
-	inspect := func(n ast.Node) bool {
-		if found || skip[n] {
+	var inspect func(n ast.Node) bool
+	inspect = func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if skip[n] {
+			if sel, ok := n.(*ast.SelectStmt); ok {
+				ast.Inspect(sel.Body, inspect)
+			}
 			return false
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
+			return false
+		case *ast.CommClause:
+			// A select over timers waits in its comms; its case bodies
+			// may poll (case <-tick.C: if ready() { return }).
+			for _, s := range n.Body {
+				ast.Inspect(s, inspect)
+			}
 			return false
 		case *ast.GoStmt, *ast.SendStmt:
 			found = true

@@ -103,10 +103,11 @@ func (r *Result) bodyRoot(body *ast.BlockStmt) *MakesRoot {
 				out = &MakesRoot{Chain: append([]string{fn.Name()}, m.Chain...), Root: m.Root, At: m.At}
 				return false
 			}
-			if !r.boundCall(n) {
+			if !r.boundCall(n) || analysisutil.FormatsOperands(fn) {
 				// context.WithTimeout(context.Background(), d) derives,
-				// http.NewRequestWithContext stores, a logger reads values:
-				// the work runs where the context is used.
+				// http.NewRequestWithContext stores, a logger reads values
+				// (slog's Warn logs under Background): the work runs where
+				// the context is used, if anywhere.
 				return true
 			}
 			for _, arg := range n.Args {

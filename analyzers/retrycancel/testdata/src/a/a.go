@@ -494,6 +494,20 @@ func PollForever(ctx context.Context, load func() error) {
 	}
 }
 
+// A poll inside a select over timers: the case body does the work.
+func PollTicker(ctx context.Context, synced func() bool) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select { // want `this select over timers only ignores ctx and the loop never checks it`
+		case <-tick.C:
+			if synced() {
+				return nil
+			}
+		}
+	}
+}
+
 // The loop condition classifies the error (the net.Dial self-connect shape).
 func SelfConnect(ctx context.Context, c *Client) error {
 	err := c.Ping(ctx)
