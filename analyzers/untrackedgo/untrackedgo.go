@@ -127,6 +127,9 @@ func addInside(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic
 		End:     call.End(),
 		Message: fmt.Sprintf("%s.Add inside the goroutine it counts races with %s.Wait: Wait may return before the goroutine starts", wg, wg),
 	}
+	if !g.AddCountsSelf {
+		d.Message = fmt.Sprintf("%s.Add as the first statement of a new goroutine races with %s.Wait: Wait may return before the goroutine runs it", wg, wg)
+	}
 	gs, ok := g.Start.(*ast.GoStmt)
 	if !ok {
 		return d

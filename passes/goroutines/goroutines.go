@@ -100,8 +100,11 @@ type Goroutine struct {
 	// brace's position, see UnjoinedPos.
 	Unjoined    ast.Node
 	UnjoinedPos token.Pos
-	// AddInside is a WaitGroup.Add call inside the goroutine it counts.
-	AddInside *ast.CallExpr
+	// AddInside is a WaitGroup.Add call inside the goroutine that counts
+	// it (AddCountsSelf: the goroutine calls Done on the same group) or is
+	// its first statement.
+	AddInside     *ast.CallExpr
+	AddCountsSelf bool
 	// SkipsDone is a path on which the goroutine ends without calling Done
 	// on the WaitGroup it calls Done on elsewhere, or nil.
 	SkipsDone *SkippedDone

@@ -74,7 +74,7 @@ func (a *analysis) classify(g *Goroutine) {
 		})
 	}
 	if g.Lit != nil {
-		g.AddInside = a.addInside(g.Lit, outside)
+		g.AddInside, g.AddCountsSelf = a.addInside(g.Lit, outside)
 	}
 	g.SkipsDone = a.skippedDone(g, outside)
 	local := map[types.Object]bool{}
@@ -374,7 +374,7 @@ func (a *analysis) delegated(o *owner, g *Goroutine, obj types.Object) bool {
 // addInside returns a WaitGroup.Add call of lit's own body (not of a
 // nested literal) on a WaitGroup from outside on which the body itself also
 // calls Done: the goroutine counts itself, racing with Wait.
-func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) *ast.CallExpr {
+func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) (*ast.CallExpr, bool) {
 	var add *ast.CallExpr
 	done := map[types.Object]bool{}
 	inspectNode(lit.Body, func(n ast.Node) bool {
@@ -392,8 +392,16 @@ func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) 
 		}
 		return true
 	})
-	if add == nil || !done[rootObj(a.info, add.Fun.(*ast.SelectorExpr).X)] {
-		return nil
+	if add == nil {
+		return nil, false
+	}
+	// The goroutine counts itself when it calls Done on the same group,
+	// or when the Add is its very first statement (vet's waitgroup rule):
+	// either way Wait can run before the Add does.
+	first := len(lit.Body.List) > 0 && isStmtOf(lit.Body.List[0], add)
+	self := done[rootObj(a.info, add.Fun.(*ast.SelectorExpr).X)]
+	if !first && !self {
+		return nil, false
 	}
 	// An Add followed by a nested go statement counts that goroutine, and
 	// so does one followed by a function literal handed to a call (a
@@ -413,9 +421,15 @@ func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) 
 		return !nested
 	})
 	if nested {
-		return nil
+		return nil, false
 	}
-	return add
+	return add, self
+}
+
+// isStmtOf reports whether s is the expression statement call.
+func isStmtOf(s ast.Stmt, call *ast.CallExpr) bool {
+	es, ok := s.(*ast.ExprStmt)
+	return ok && ast.Unparen(es.X) == call
 }
 
 // isAddOperand reports whether id is the receiver of a WaitGroup.Add call

@@ -637,3 +637,30 @@ func (s *scheduler) launchLost(ctx context.Context, id string) {
 	_ = j
 	go func() { _ = store(jctx, Result{}) }() // want `goroutine uses the context jctx of launchLost, which can return without waiting for it`
 }
+
+// The first statement of a goroutine adds for work counted elsewhere: the
+// Wait may still come first.
+func addFirst(jobs chan<- int, n int) {
+	var wg sync.WaitGroup
+	go func() {
+		wg.Add(n) // want `wg.Add as the first statement of a new goroutine races with wg.Wait`
+		for i := range n {
+			jobs <- i
+		}
+	}()
+	wg.Wait()
+}
+
+// Adding later in the goroutine, for work it hands on, is the producer's
+// business (vet's rule too).
+func addLater(jobs chan<- int, n int, ready func()) {
+	var wg sync.WaitGroup
+	go func() {
+		ready()
+		wg.Add(n)
+		for i := range n {
+			jobs <- i
+		}
+	}()
+	wg.Wait()
+}
