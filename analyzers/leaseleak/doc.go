@@ -17,9 +17,16 @@
 // its Commit or Rollback and are not leases of their own); the Body of an *http.Response (from http.Get,
 // Client.Do, RoundTrip, ...); net.Conn, net.Listener, tls connections and
 // *os.File; the stop function of signal.NotifyContext; an httptest.Server;
-// an OpenTelemetry span (End); an rt/lease Lease; and the types named in the
-// configuration. A function that returns
-// a lease it acquired passes the duty to its callers.
+// an OpenTelemetry or OpenCensus span (End); sqlx's rows, statements,
+// named statements, transactions and connections; pgx's Rows (of a
+// connection, a transaction or a pool: a pgx transaction does not close
+// them), transactions (Commit or Rollback) and pooled connections
+// (Release); an rt/lease Lease; and the types named in the configuration.
+// A function that returns a lease it acquired passes the duty to its
+// callers. A call statement that drops its results (http.Get(url),
+// db.Query(q)) drops the lease with them; passing a lease to fmt, log, slog
+// or testing's printers only formats it; body := resp.Body then
+// body.Close() releases the response.
 //
 // A value no table knows is a lease too when the function treats it as
 // one: a local assigned from a call whose type has a Close, End, Finish or

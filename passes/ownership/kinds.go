@@ -113,7 +113,7 @@ var genericRelease = []string{
 var generic = &Kind{ID: "generic", Release: genericRelease, Call: true, Field: "*"}
 
 var builtinKinds = []*Kind{KindCancel, KindCancelCause, KindCancelTimer, KindTimer, KindTicker, KindRows, KindTx, KindStmt,
-	KindConn, KindBody, KindFile, KindListener, KindServer, KindSpan, KindLease}
+	KindConn, KindBody, KindFile, KindListener, KindServer, KindSpan, KindLease, KindPgxTx, KindPooledConn}
 
 // KindByID returns the built-in kind with the given ID, or nil.
 func KindByID(id string) *Kind {
@@ -139,7 +139,7 @@ const rtLease = "github.com/cancelcheck/cancelcheck/rt/lease"
 // statements; rows are closed when the transaction's context ends), so
 // they are released with the transaction, which is a lease of its own
 // where it is begun.
-var acquirers = []acquirer{
+var acquirers = append([]acquirer{
 	{"context", "", "WithCancel", 1, KindCancel},
 	{"context", "", "WithCancelCause", 1, KindCancelCause},
 	{"context", "", "WithTimeout", 1, KindCancelTimer},
@@ -210,8 +210,76 @@ var acquirers = []acquirer{
 	{"os", "", "Create", 0, KindFile},
 	{"os", "", "CreateTemp", 0, KindFile},
 	{"go.opentelemetry.io/otel/trace", "Tracer", "Start", 1, KindSpan},
+	{"go.opencensus.io/trace", "", "StartSpan", 1, KindSpan},
+	{"go.opencensus.io/trace", "", "StartSpanWithRemoteParent", 1, KindSpan},
 	{rtLease, "", "Owned", 0, KindLease},
 	{rtLease, "Reaper", "Owned", 0, KindLease},
+}, libraryAcquirers()...)
+
+const (
+	sqlx    = "github.com/jmoiron/sqlx"
+	pgx4    = "github.com/jackc/pgx/v4"
+	pgx5    = "github.com/jackc/pgx/v5"
+	pgxpool = "/pgxpool"
+)
+
+// KindPgxTx is a pgx transaction: released by Commit or Rollback, which
+// take a context, so no fix is offered. KindPooledConn is a connection
+// acquired from a pgx pool, returned by Release.
+var (
+	KindPgxTx = &Kind{ID: "pgx-tx", Noun: "transaction", Verb: "committed or rolled back", Release: []string{"Commit", "Rollback"}, NilOnError: true,
+		Consequence: "the transaction keeps its connection and its locks"}
+	KindPooledConn = &Kind{ID: "pooled-conn", Noun: "pooled connection", Verb: "released", Release: []string{"Release"}, Fix: "%s.Release()", NilOnError: true,
+		Consequence: "the connection is never returned to the pool, which runs dry"}
+)
+
+// libraryAcquirers are the acquirers of the database libraries most Go
+// services use besides database/sql: sqlx (whose types embed
+// database/sql's, so rows are released by Next returning false too) and
+// pgx, whose Rows close when Next returns false and whose transactions do
+// not close their rows.
+func libraryAcquirers() []acquirer {
+	var acquirers []acquirer
+	for _, name := range []string{"Queryx", "QueryxContext", "NamedQuery", "NamedQueryContext"} {
+		acquirers = append(acquirers, acquirer{sqlx, "DB", name, 0, KindRows})
+	}
+	acquirers = append(acquirers,
+		acquirer{sqlx, "Conn", "QueryxContext", 0, KindRows},
+		acquirer{sqlx, "Stmt", "Queryx", 0, KindRows},
+		acquirer{sqlx, "Stmt", "QueryxContext", 0, KindRows},
+		acquirer{sqlx, "NamedStmt", "Queryx", 0, KindRows},
+		acquirer{sqlx, "NamedStmt", "QueryxContext", 0, KindRows},
+		acquirer{sqlx, "NamedStmt", "Query", 0, KindRows},
+		acquirer{sqlx, "NamedStmt", "QueryContext", 0, KindRows},
+		acquirer{sqlx, "DB", "Preparex", 0, KindStmt},
+		acquirer{sqlx, "DB", "PreparexContext", 0, KindStmt},
+		acquirer{sqlx, "DB", "PrepareNamed", 0, KindStmt},
+		acquirer{sqlx, "DB", "PrepareNamedContext", 0, KindStmt},
+		acquirer{sqlx, "Conn", "PreparexContext", 0, KindStmt},
+		acquirer{sqlx, "Conn", "PrepareNamedContext", 0, KindStmt},
+		acquirer{sqlx, "DB", "Beginx", 0, KindTx},
+		acquirer{sqlx, "DB", "BeginTxx", 0, KindTx},
+		acquirer{sqlx, "Conn", "BeginTxx", 0, KindTx},
+		acquirer{sqlx, "DB", "Connx", 0, KindConn},
+	)
+	for _, mod := range []string{pgx4, pgx5} {
+		for _, recv := range []string{"Conn", "Tx"} {
+			acquirers = append(acquirers, acquirer{mod, recv, "Query", 0, KindRows})
+		}
+		acquirers = append(acquirers,
+			acquirer{mod, "Conn", "Begin", 0, KindPgxTx},
+			acquirer{mod, "Conn", "BeginTx", 0, KindPgxTx},
+		)
+		for _, recv := range []string{"Pool", "Conn", "Tx"} {
+			acquirers = append(acquirers, acquirer{mod + pgxpool, recv, "Query", 0, KindRows})
+		}
+		acquirers = append(acquirers,
+			acquirer{mod + pgxpool, "Pool", "Acquire", 0, KindPooledConn},
+			acquirer{mod + pgxpool, "Pool", "Begin", 0, KindPgxTx},
+			acquirer{mod + pgxpool, "Pool", "BeginTx", 0, KindPgxTx},
+		)
+	}
+	return acquirers
 }
 
 // acquirersByName indexes acquirers by function name: Acquisition is asked
