@@ -37,6 +37,23 @@
 // exec.Command(...): a subprocess the object manages, meant to outlive the
 // call), and calls in main and init.
 //
+// It also reports, where a caller's context (a parameter, or a request's)
+// is in reach, a call of a function of the module that takes no context
+// and runs its work under a root context of its own (contextcheck's
+// transitive rule, decided from a fact: ctxflow's MakesRoot): the function
+// passes context.Background() or TODO() (or a context derived only from
+// one, or a request made without a context) to a call whose error may
+// carry the context's cancellation, or calls another function that does,
+// in this package or another. The message names the chain (`sync takes no
+// context and calls load, which runs its work under context.TODO()
+// (store.go:12)`). A constructor that only stores the root
+// (NewRequestWithContext(context.Background(), ...)) and logging calls are
+// not work; functions of other modules (their context form is the
+// previous rule's), goroutines started on such a function, deferred calls
+// and main and init are not reported, and a function calling the same
+// helper twice is reported once. There is no fix: the helper needs a
+// context parameter.
+//
 // Bad:
 //
 //	func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +121,9 @@
 //     or created inside a `go func() {...}()` literal that never uses the
 //     spawner's context (a background worker detached on purpose; untrackedgo
 //     owns goroutine lifetimes). A goroutine that uses the spawner's context
-//     and also makes a fresh one is reported. Literals run later or once for
+//     and also makes a fresh one is reported, and so is one its spawner waits
+//     for on every path (a local WaitGroup, a done channel): its work is the
+//     spawner's. Literals run later or once for
 //     many callers (time.AfterFunc, callbacks stored in a field or a
 //     composite literal or returned to the caller, such as a shutdown
 //     function, sync.Once.Do, sync.OnceFunc/OnceValue/

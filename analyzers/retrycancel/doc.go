@@ -28,9 +28,14 @@
 //     and when the loop has no other context check it retries after
 //     cancellation too (a constant pause under 100ms in a loop that does
 //     check is not reported, nor a pause followed by return or break,
-//     possibly after leaving an if or case body, which is on the way out; a loop with no exit and no bound call
-//     is a deliberate hang, not a poll, and one without bound calls that
-//     ends on its errors is an accept loop);
+//     possibly after leaving an if or case body, which is on the way out);
+//     a loop without bound calls is a poll, and reported, only when it does
+//     work between its waits (a call other than its sleeps, builtins,
+//     conversions, looks at a context and formatting or logging; a go
+//     statement; a send; a polling condition like `for !ready()`), bounded
+//     or not: a loop that only sleeps and counts is a delay, one that only
+//     sleeps forever a deliberate hang, and one that ends on its errors an
+//     accept loop;
 //   - the loop calls a context-bound function whose error may carry
 //     cancellation and never checks the context, so its only exits are
 //     success, an attempt counter, or errors other than cancellation.

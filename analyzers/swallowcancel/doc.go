@@ -7,7 +7,10 @@
 //
 // When the caller's context is canceled, the errors of context-bound calls
 // (calls that pass a context or request, or that carry cancellation by a
-// fact) say so. Code that drops such an error, or maps it to nil, tells its
+// fact) say so. A request carries a caller's context only if one can reach
+// it: in a function with no context in reach, a request made by any helper,
+// function value or literal holds none, and the errors of sending it are
+// not reported. Code that drops such an error, or maps it to nil, tells its
 // caller the work completed although it was abandoned half-way: a batch
 // reports success with half its items written, a loop keeps hammering a
 // backend with calls that fail at once, a shutdown is logged as a clean run.
