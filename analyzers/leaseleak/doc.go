@@ -28,6 +28,19 @@
 // or testing's printers only formats it; body := resp.Body then
 // body.Close() releases the response.
 //
+// Two more shapes of the same leak: a lease acquired in a loop and
+// released only by a defer in the loop's body (not in a literal called per
+// round), when a round can come back to the acquisition: the deferred call
+// runs when the function returns, so every round keeps its file, body or
+// cancel function until then. And a counting semaphore made of a channel
+// of empty structs that outlives the call (a field, a parameter, a package
+// variable): a send takes a slot, a receive whose value is dropped gives
+// it back (directly, deferred, or in a goroutine the function starts), and
+// a return reached from the send without giving it back loses the slot
+// for good. A send that is a select's case takes a slot only on its own
+// case, and a `case <-sem:` waits for a signal rather than giving one
+// back.
+//
 // A value no table knows is a lease too when the function treats it as
 // one: a local assigned from a call whose type has a Close, End, Finish or
 // Release method without parameters that the function calls on it on some

@@ -88,6 +88,12 @@ func (l *lease) check() {
 	f := l.f
 	info := f.info()
 	l.objs = f.s.own.Aliases(f.body, map[types.Object]bool{l.obj: true}, l.kind())
+	if loop := l.loopOf(); loop != nil {
+		if ds := l.deferredInLoop(loop); ds != nil {
+			l.reportDeferInLoop(ds)
+			return
+		}
+	}
 	// A named result holding the lease is returned by every bare return.
 	namedResult := false
 	if f.ftype.Results != nil {

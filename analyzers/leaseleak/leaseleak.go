@@ -17,6 +17,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/directives"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 	"github.com/cancelcheck/cancelcheck/passes/ownership"
 )
 
@@ -58,7 +59,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "leaseleak",
 		Doc:      analysisutil.MustExtractDoc(doc, "leaseleak"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/leaseleak.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ownership.Analyzer, directives.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ownership.Analyzer, directives.Analyzer, flow.Analyzer},
 		Run:      analysisutil.Finishing(c.run),
 	}
 }
@@ -112,6 +113,8 @@ type state struct {
 	cfgs *ctrlflow.CFGs
 	rep  *analysisutil.Reporter
 	ins  *inspector.Inspector
+	// paths answers path queries on the functions' graphs.
+	paths *flow.Result
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -123,11 +126,12 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		own = own.WithExtra(c.extra)
 	}
 	s := &state{
-		pass: pass,
-		own:  own,
-		cfgs: pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
-		rep:  analysisutil.NewReporter(pass),
-		ins:  pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		pass:  pass,
+		own:   own,
+		cfgs:  pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs),
+		rep:   analysisutil.NewReporter(pass),
+		ins:   pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
+		paths: pass.ResultOf[flow.Analyzer].(*flow.Result),
 	}
 	for cur := range s.ins.Root().Preorder((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
 		var g *cfg.CFG
@@ -228,6 +232,9 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 		define = true
 	case *ast.ExprStmt:
 		call, _ = ast.Unparen(n.X).(*ast.CallExpr)
+	case *ast.SendStmt:
+		f.checkChanSemaphore(b, i, n)
+		return
 	}
 	if call == nil {
 		return

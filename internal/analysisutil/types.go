@@ -247,3 +247,30 @@ func Received(s ast.Node) ast.Expr {
 	}
 	return nil
 }
+
+// SamePath reports whether a and b denote the same access path: the same
+// variable at the root, through the same fields and pointer indirections,
+// with no call or index in between (s.sem and s.sem, not s.get().sem).
+func SamePath(info *types.Info, a, b ast.Expr) bool {
+	a, b = ast.Unparen(a), ast.Unparen(b)
+	switch a := a.(type) {
+	case *ast.Ident:
+		b, ok := b.(*ast.Ident)
+		if !ok {
+			return false
+		}
+		o := info.ObjectOf(a)
+		return o != nil && o == info.ObjectOf(b)
+	case *ast.SelectorExpr:
+		b, ok := b.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		o := info.ObjectOf(a.Sel)
+		return o != nil && o == info.ObjectOf(b.Sel) && SamePath(info, a.X, b.X)
+	case *ast.StarExpr:
+		b, ok := b.(*ast.StarExpr)
+		return ok && SamePath(info, a.X, b.X)
+	}
+	return false
+}

@@ -1,0 +1,168 @@
+package leaseleak
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// checkChanSemaphore looks at a send on a channel of empty structs that the
+// same function also receives from as a bare statement (`sem <-
+// struct{}{}` ... `<-sem`): a counting semaphore, acquired by the send and
+// released by the receive. A return reached from the send without the
+// receive (directly, deferred, or in a goroutine the function starts) and
+// without handing the channel on keeps the slot for good: once every slot
+// is lost, each later send blocks forever.
+func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
+	info := f.info()
+	ch, ok := info.TypeOf(send.Chan).Underlying().(*types.Chan)
+	if !ok {
+		return
+	}
+	if st, ok := ch.Elem().Underlying().(*types.Struct); !ok || st.NumFields() != 0 {
+		return
+	}
+	if f.localChan(send.Chan) || !f.receivesBare(f.body, send.Chan) {
+		// Not a semaphore here, or one that dies with the function (a
+		// slot it loses is lost only until it returns).
+		return
+	}
+	// A send that is a select's comm acquires only on its own case: the
+	// other cases (a ctx.Done arm, a default) hold no slot.
+	// (In the graph, the other cases' bodies are entered from the select's
+	// head, and the way past the send's own case, towards the later cases
+	// and the default, starts with its KindSelectAfterCase block.)
+	var own *ast.CommClause
+	if c, ok := f.cur.FindNode(send); ok {
+		if cc, ok := c.Parent().Node().(*ast.CommClause); ok && cc.Comm == ast.Stmt(send) {
+			own = cc
+		}
+	}
+	w := &walker{
+		enters: func(b *cfg.Block) bool {
+			if own == nil {
+				return false
+			}
+			switch b.Kind {
+			case cfg.KindSelectAfterCase:
+				return b.Stmt == ast.Stmt(own)
+			case cfg.KindSelectCaseBody:
+				cc, ok := b.Stmt.(*ast.CommClause)
+				return ok && cc != own && f.sameSelect(cc, own)
+			}
+			return false
+		},
+		stable:     f.stableConds(),
+		info:       info,
+		start:      b,
+		index:      i,
+		acq:        send,
+		disposes:   func(n ast.Node) bool { return f.receivesBare(n, send.Chan) || f.handsOn(n, send.Chan) },
+		assignsErr: func(ast.Node) bool { return false },
+		failed:     func(ast.Expr, bool) bool { return false },
+		released:   func(ast.Expr, bool) bool { return false },
+		tagCases:   f.tagCases(),
+	}
+	out := w.search()
+	if len(out.leaks) == 0 {
+		return
+	}
+	name := types.ExprString(send.Chan)
+	var related []analysis.RelatedInformation
+	for _, ret := range out.leaks {
+		related = append(related, analysis.RelatedInformation{Pos: ret.Pos(), End: ret.End(),
+			Message: "this return is reached without <-" + name})
+	}
+	f.s.rep.Report(analysis.Diagnostic{
+		Pos: send.Pos(), End: send.End(),
+		Message: fmt.Sprintf("the slot this send takes from the semaphore %s is not given back (<-%s) on the path through the return%s, so it is lost for good: once every slot is lost, each later send on %s blocks forever",
+			name, name, f.condition(out.leaks[0]), name),
+		Related: related,
+	})
+}
+
+// receivesBare reports whether n holds a receive from ch whose value is
+// dropped (`<-ch`, `_ = <-ch`), outside nested sends' select cases.
+func (f *function) receivesBare(n ast.Node, ch ast.Expr) bool {
+	found := false
+	var visit func(m ast.Node) bool
+	visit = func(m ast.Node) bool {
+		if found {
+			return false
+		}
+		switch m := m.(type) {
+		case *ast.CommClause:
+			// case <-sem: waits for a signal, it gives nothing back; look
+			// at the body only.
+			for _, s := range m.Body {
+				ast.Inspect(s, func(n ast.Node) bool { return !found && visit(n) })
+			}
+			return false
+		case *ast.ExprStmt, *ast.AssignStmt:
+			if as, ok := m.(*ast.AssignStmt); ok && !(len(as.Lhs) == 1 && isBlank(as.Lhs[0])) {
+				return true
+			}
+			if x := analysisutil.Received(m); x != nil && analysisutil.SamePath(f.info(), x, ch) {
+				found = true
+			}
+		}
+		return true
+	}
+	ast.Inspect(n, visit)
+	return found
+}
+
+// localChan reports whether ch is a variable of this function (not a
+// parameter, a field or a package variable).
+func (f *function) localChan(ch ast.Expr) bool {
+	id, ok := ast.Unparen(ch).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := f.info().ObjectOf(id).(*types.Var)
+	return ok && v.Pos() > f.ftype.End() && v.Pos() < f.body.End()
+}
+
+// handsOn reports whether n passes ch to a call or stores it: whoever gets
+// it may give the slot back.
+func (f *function) handsOn(n ast.Node, ch ast.Expr) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		if found {
+			return false
+		}
+		switch m := m.(type) {
+		case *ast.CallExpr:
+			for _, a := range m.Args {
+				if analysisutil.SamePath(f.info(), a, ch) {
+					found = true
+				}
+			}
+		case *ast.AssignStmt:
+			for _, r := range m.Rhs {
+				if analysisutil.SamePath(f.info(), r, ch) {
+					found = true
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+// sameSelect reports whether the clauses a and b belong to one select.
+func (f *function) sameSelect(a, b *ast.CommClause) bool {
+	ca, ok1 := f.cur.FindNode(a)
+	cb, ok2 := f.cur.FindNode(b)
+	return ok1 && ok2 && ca.Parent().Node() == cb.Parent().Node()
+}

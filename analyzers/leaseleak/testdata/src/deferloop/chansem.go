@@ -1,0 +1,103 @@
+package deferloop
+
+import (
+	"context"
+	"errors"
+)
+
+type Limiter struct{ slots chan struct{} }
+
+var errBusy = errors.New("busy")
+
+// Do gives the slot back only when the work succeeds.
+func (l *Limiter) Do(work func() error) error {
+	l.slots <- struct{}{} // want `the slot this send takes from the semaphore l.slots is not given back \(<-l.slots\) on the path through the return when err != nil, so it is lost for good`
+	if err := work(); err != nil {
+		return err
+	}
+	<-l.slots
+	return nil
+}
+
+// DoDeferred gives it back on every path.
+func (l *Limiter) DoDeferred(work func() error) error {
+	l.slots <- struct{}{}
+	defer func() { <-l.slots }()
+	return work()
+}
+
+// DoCtx waits for a slot or the context; the slot taken is given back by
+// the goroutine that does the work.
+func (l *Limiter) DoCtx(ctx context.Context, work func()) error {
+	select {
+	case l.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	go func() {
+		defer func() { <-l.slots }()
+		work()
+	}()
+	return nil
+}
+
+// TryDo takes a slot only if one is free.
+func (l *Limiter) TryDo(work func() error) error {
+	select {
+	case l.slots <- struct{}{}: // want `the slot this send takes from the semaphore l.slots is not given back`
+	default:
+		return errBusy
+	}
+	if err := work(); err != nil {
+		return err
+	}
+	<-l.slots
+	return nil
+}
+
+// Notify sends an event on a channel it also drains: not a semaphore
+// unless the receive drops the value (here it does not).
+func Notify(events chan struct{}, handle func(struct{}) error) error {
+	events <- struct{}{}
+	ev := <-events
+	return handle(ev)
+}
+
+// Accept takes a slot per connection and a goroutine gives it back when
+// the connection ends; without a slot the connection is refused.
+func (l *Limiter) Accept(ctx context.Context, accept func(context.Context) (func(), error)) (func(), error) {
+	for {
+		done, err := accept(ctx)
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.slots <- struct{}{}:
+			go func() {
+				<-ctx.Done()
+				<-l.slots
+			}()
+			return done, nil
+		default:
+			done()
+		}
+	}
+}
+
+// kick primes a local wake-up channel and waits on it in a select: a
+// signal, not a semaphore, and it dies with the function anyway.
+func kick(ctx context.Context, step func() bool) error {
+	wake := make(chan struct{}, 1)
+	wake <- struct{}{}
+	for {
+		select {
+		case <-wake:
+			if !step() {
+				return nil
+			}
+			wake <- struct{}{}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
