@@ -68,7 +68,13 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		paths: pass.ResultOf[paths.Analyzer].(*paths.Result),
 	}
 	rep := analysisutil.NewReporter(pass)
-	for cur := range st.ins.Root().Preorder((*ast.CallExpr)(nil)) {
+	for cur := range st.ins.Root().Preorder((*ast.CallExpr)(nil), (*ast.SelectorExpr)(nil)) {
+		if sel, ok := cur.Node().(*ast.SelectorExpr); ok {
+			if d, ok := st.checkStoredContext(c.cfg, cur, sel); ok {
+				rep.Report(d)
+			}
+			continue
+		}
 		call := cur.Node().(*ast.CallExpr)
 		if len(call.Args) != 0 || !analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "Background", "TODO") {
 			if d, ok := st.checkContextless(c.cfg, cur, call); ok {

@@ -42,17 +42,26 @@
 // and runs its work under a root context of its own (contextcheck's
 // transitive rule, decided from a fact: ctxflow's MakesRoot): the function
 // passes context.Background() or TODO() (or a context derived only from
-// one, or a request made without a context) to a call whose error may
-// carry the context's cancellation, or calls another function that does,
-// in this package or another. The message names the chain (`sync takes no
+// one, or a request made without a context) to a call that runs work under
+// it (one that can fail, with an error that may carry the context's end,
+// or that watches the context itself), or calls another function that
+// does, in this package or another of the module. The message names the chain (`sync takes no
 // context and calls load, which runs its work under context.TODO()
 // (store.go:12)`). A constructor that only stores the root
 // (NewRequestWithContext(context.Background(), ...)) and logging calls are
-// not work; functions of other modules (their context form is the
-// previous rule's), goroutines started on such a function, deferred calls
+// not work; functions of other modules and roots made outside the module
+// (their context form is the previous rule's), goroutines started on such a function, deferred calls
 // and main and init are not reported, and a function calling the same
 // helper twice is reported once. There is no fix: the helper needs a
 // context parameter.
+//
+// And it reports a method that is given its caller's context and runs
+// work under a context its receiver stored instead (`func (s *Store)
+// Get(ctx context.Context) { s.db.QueryContext(s.ctx, q) }`): the work runs
+// until the receiver's context ends. Goroutines and callbacks the method
+// starts, methods that watch the stored context's end themselves (a worker
+// for the receiver's life), shutdown methods, deferred and logging calls
+// are not reported. The fix passes the caller's context.
 //
 // Bad:
 //

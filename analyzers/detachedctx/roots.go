@@ -40,7 +40,7 @@ func (st *state) checkMakesRoot(cfg Config, cur inspector.Cursor, call *ast.Call
 	if f.Obj != nil && f.Obj.Origin() == fn.Origin() {
 		return analysis.Diagnostic{}, false
 	}
-	if !st.ownCode(fn) {
+	if !st.ownCode(fn) || !st.ownPkg(m.Pkg) {
 		// A library's context-less function: its context form, if any, is
 		// checkContextless's; adding a parameter is not the reader's to do.
 		return analysis.Diagnostic{}, false
@@ -87,10 +87,15 @@ type rootCall struct {
 // the driver says which), so that the fix, a context parameter, is the
 // reader's to make.
 func (st *state) ownCode(fn *types.Func) bool {
+	return fn.Pkg() == nil || st.ownPkg(fn.Pkg().Path())
+}
+
+// ownPkg reports whether the package path p is in the module being
+// analyzed (always, when the driver does not say which module that is).
+func (st *state) ownPkg(p string) bool {
 	m := st.pass.Module
-	if m == nil || m.Path == "" || fn.Pkg() == nil {
+	if m == nil || m.Path == "" || p == "" {
 		return true
 	}
-	p := fn.Pkg().Path()
 	return p == m.Path || strings.HasPrefix(p, m.Path+"/")
 }

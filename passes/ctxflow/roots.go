@@ -27,8 +27,8 @@ type MakesRoot struct {
 	// makes the root: empty when this function makes it.
 	Chain []string
 	// Root is "context.Background()" or "context.TODO()"; At is where the
-	// root is made, as "file.go:line".
-	Root, At string
+	// root is made, as "file.go:line", in package Pkg.
+	Root, At, Pkg string
 }
 
 // AFact marks MakesRoot as an analysis fact.
@@ -100,21 +100,22 @@ func (r *Result) bodyRoot(body *ast.BlockStmt) *MakesRoot {
 		case *ast.CallExpr:
 			fn := analysisutil.Callee(r.info, n)
 			if m := r.MakesRoot(fn); m != nil && fn.Origin() != nil {
-				out = &MakesRoot{Chain: append([]string{fn.Name()}, m.Chain...), Root: m.Root, At: m.At}
+				out = &MakesRoot{Chain: append([]string{fn.Name()}, m.Chain...), Root: m.Root, At: m.At, Pkg: m.Pkg}
 				return false
 			}
-			if !r.boundCall(n) || analysisutil.FormatsOperands(fn) {
+			if !r.runsWork(n, fn) {
 				// context.WithTimeout(context.Background(), d) derives,
 				// http.NewRequestWithContext stores, a logger reads values
-				// (slog's Warn logs under Background): the work runs where
-				// the context is used, if anywhere.
+				// (slog's Warn logs under Background, a handler's Enabled
+				// answers a bool): the work runs where the context is used,
+				// if anywhere.
 				return true
 			}
 			for _, arg := range n.Args {
 				if t := r.info.TypeOf(arg); analysisutil.IsHTTPRequest(t) && r.detachedRequest(arg, 0) {
 					// c.Do(req) with req made without a context.
 					p := r.pass.Fset.Position(arg.Pos())
-					out = &MakesRoot{Root: "a request made without a context", At: fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)}
+					out = &MakesRoot{Root: "a request made without a context", At: fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line), Pkg: r.pass.Pkg.Path()}
 					return false
 				}
 				if !analysisutil.IsContext(r.info.TypeOf(arg)) {
@@ -126,7 +127,7 @@ func (r *Result) bodyRoot(body *ast.BlockStmt) *MakesRoot {
 						name = "context.TODO()"
 					}
 					p := r.pass.Fset.Position(root.Pos())
-					out = &MakesRoot{Root: name, At: fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)}
+					out = &MakesRoot{Root: name, At: fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line), Pkg: r.pass.Pkg.Path()}
 					return false
 				}
 			}
@@ -178,4 +179,20 @@ func (r *Result) rootOf(e ast.Expr, depth int) *ast.CallExpr {
 		return first
 	}
 	return nil
+}
+
+// runsWork reports whether call (of fn, or of a function value when fn is
+// nil) runs work under the context it is given: it can fail (an error
+// result, whose error may carry the context's end, and not a constructor,
+// a values-only use or a log call: boundCall), or it observes the
+// context's end itself (ChecksContext).
+func (r *Result) runsWork(call *ast.CallExpr, fn *types.Func) bool {
+	if analysisutil.FormatsOperands(fn) {
+		return false
+	}
+	if fn != nil && r.ChecksContext(fn) {
+		return true
+	}
+	sig, _ := r.info.TypeOf(call.Fun).Underlying().(*types.Signature)
+	return sig != nil && analysisutil.ErrorResult(sig) >= 0 && r.boundCall(call)
 }

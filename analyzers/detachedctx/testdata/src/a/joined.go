@@ -40,3 +40,35 @@ func reassigned(ctx context.Context) {
 	ctx = context.Background() // want `context.Background\(\) in reassigned cuts off ctx: work under after keeps running`
 	after(ctx)
 }
+
+type store struct {
+	ctx context.Context
+}
+
+// Get runs its query under the store's lifetime context, not its caller's.
+func (s *store) Get(ctx context.Context, id int) error {
+	return fetchID(s.ctx, id) // want `Get is given its caller's ctx but runs fetchID under the receiver's stored context s.ctx`
+}
+
+// Run is the store's worker: it lives as long as the store's context.
+func (s *store) Run(ctx context.Context, ids <-chan int) {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case id := <-ids:
+			fetchID(s.ctx, id)
+		}
+	}
+}
+
+// Warm starts work for the store's lifetime in a goroutine.
+func (s *store) Warm(ctx context.Context, id int) {
+	go func() { fetchID(s.ctx, id) }()
+}
+
+// Close runs its teardown under the store's context.
+func (s *store) Close(ctx context.Context) error { return fetchID(s.ctx, 0) }
+
+// Peek takes no context: the stored one is all it has.
+func (s *store) Peek(id int) error { return fetchID(s.ctx, id) }

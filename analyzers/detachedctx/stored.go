@@ -1,0 +1,101 @@
+package detachedctx
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// checkStoredContext reports a method that is given its caller's context
+// (a context parameter, or a request's) and runs work under a context its
+// receiver stored instead (s.ctx, directly or derived with context.With*):
+// the work ignores the caller's deadline and cancellation and runs until
+// the receiver's own context ends, which may be the life of the process.
+// Not reported: goroutines and callbacks the method starts (the receiver's
+// lifetime is theirs), methods that watch the stored context's end
+// themselves (a worker loop for the receiver's life), shutdown methods
+// (Close, Stop, ...), deferred calls, logging calls, and methods that take
+// no context.
+func (st *state) checkStoredContext(cfg Config, cur inspector.Cursor, sel *ast.SelectorExpr) (analysis.Diagnostic, bool) {
+	info := st.pass.TypesInfo
+	s := info.Selections[sel]
+	if s == nil || s.Kind() != types.FieldVal || !analysisutil.IsContext(info.TypeOf(sel)) {
+		return analysis.Diagnostic{}, false
+	}
+	if !cfg.IncludeTests && strings.HasSuffix(st.pass.Fset.File(sel.Pos()).Name(), "_test.go") {
+		return analysis.Diagnostic{}, false
+	}
+	f := st.res.Enclosing(cur)
+	if f == nil || f.Parent != nil || f.Obj == nil || f.Sig.Recv() == nil {
+		return analysis.Diagnostic{}, false // a method's own body
+	}
+	recv := f.Sig.Recv()
+	if root, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || info.ObjectOf(root) != recv {
+		return analysis.Diagnostic{}, false
+	}
+	var caller ctxflow.Context
+	for _, c := range f.Contexts {
+		if !c.Outer && (c.Kind == ctxflow.ParamContext || c.Kind == ctxflow.RequestContext) {
+			caller = c
+			break
+		}
+	}
+	if caller.Obj == nil || shutdownMethod(f) || st.inDefer(cur, f) || st.enclosingGoLit(cur) != nil {
+		return analysis.Diagnostic{}, false
+	}
+	if st.watches(f.Body, sel) {
+		// for { select { case <-s.ctx.Done(): return ... } }: the method
+		// runs for the receiver's lifetime, whatever its parameter says.
+		return analysis.Diagnostic{}, false
+	}
+	fl := st.follow(cur, f, 0)
+	if fl.kind != useCall || fl.call == nil || analysisutil.IsLogCall(info, fl.call) ||
+		analysisutil.FormatsOperands(analysisutil.Callee(info, fl.call)) || !st.res.BoundCall(fl.call) {
+		return analysis.Diagnostic{}, false
+	}
+	field := types.ExprString(sel)
+	consumer := types.ExprString(fl.call.Fun)
+	d := analysis.Diagnostic{
+		Pos: sel.Pos(), End: sel.End(),
+		Message: fmt.Sprintf("%s is given its caller's %s but runs %s under the receiver's stored context %s: the call ignores the caller's deadline and cancellation and runs until %s ends",
+			f.Obj.Name(), caller.Expr, consumer, field, field),
+	}
+	if st.exprResolves(caller, sel.Pos()) {
+		d.SuggestedFixes = []analysis.SuggestedFix{{
+			Message:   "Use the caller's context",
+			TextEdits: []analysis.TextEdit{{Pos: sel.Pos(), End: sel.End(), NewText: []byte(caller.Expr)}},
+		}}
+	}
+	return d, true
+}
+
+// watches reports whether body looks at the end of the context x itself
+// (x.Done(), x.Err(), context.Cause(x)).
+func (st *state) watches(body *ast.BlockStmt, x ast.Expr) bool {
+	info := st.pass.TypesInfo
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if found || !ok {
+			return !found
+		}
+		fn := analysisutil.Callee(info, call)
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok &&
+			(analysisutil.IsMethod(fn, "context", "Context", "Done") || analysisutil.IsMethod(fn, "context", "Context", "Err")) &&
+			analysisutil.SamePath(info, sel.X, x) {
+			found = true
+		}
+		if analysisutil.IsFunc(fn, "context", "Cause") && len(call.Args) == 1 && analysisutil.SamePath(info, call.Args[0], x) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
