@@ -60,6 +60,13 @@ func (st *state) checkStoredContext(cfg Config, cur inspector.Cursor, sel *ast.S
 		analysisutil.FormatsOperands(analysisutil.Callee(info, fl.call)) || !st.res.BoundCall(fl.call) {
 		return analysis.Diagnostic{}, false
 	}
+	for _, a := range fl.call.Args {
+		if ast.Unparen(a) != ast.Expr(sel) && analysisutil.IsContext(info.TypeOf(a)) && !st.res.Detached(a) {
+			// queryDC(ctx, tx.ctx, ...): the callee is given the
+			// caller's context too, and decides what each is for.
+			return analysis.Diagnostic{}, false
+		}
+	}
 	field := types.ExprString(sel)
 	consumer := types.ExprString(fl.call.Fun)
 	d := analysis.Diagnostic{

@@ -3,9 +3,12 @@ package leaseleak
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ownership"
 )
 
@@ -20,9 +23,22 @@ func (l *lease) deferredInLoop(loop ast.Stmt) *ast.DeferStmt {
 	switch s := loop.(type) {
 	case *ast.ForStmt:
 		body = s.Body
+		if s.Cond != nil && (s.Init != nil || s.Post != nil) && !l.holdsDescriptor() {
+			return nil // a counted loop: its cancel functions are bounded by its count
+		}
 	case *ast.RangeStmt:
 		body = s.Body
+		if !l.holdsDescriptor() {
+			// One cancel function or timer per element, all released at
+			// return: bounded by the collection, and each round's work is
+			// usually done when the next starts. Files, bodies and
+			// connections run out long before the collection does.
+			return nil
+		}
 	default:
+		return nil
+	}
+	if l.onceArm(loop) {
 		return nil
 	}
 	own := l.f.s.own
@@ -91,4 +107,73 @@ func (l *lease) reportDeferInLoop(ds *ast.DeferStmt) {
 			l.what(), fn, k.Noun, k.Verb),
 		Related: []analysis.RelatedInformation{{Pos: l.call.Pos(), End: l.call.End(), Message: "acquired here, once per round"}},
 	})
+}
+
+// holdsDescriptor reports whether the lease holds an operating-system or
+// pool resource (a file, a connection, a body, rows, a statement, a
+// listener, a transaction) rather than memory and a timer.
+func (l *lease) holdsDescriptor() bool {
+	switch l.kind() {
+	case ownership.KindCancel, ownership.KindCancelCause, ownership.KindCancelTimer,
+		ownership.KindTimer, ownership.KindTicker, ownership.KindSpan:
+		return false
+	}
+	return true
+}
+
+// onceArm reports whether the acquisition sits in a select case, inside the
+// loop, that receives from a time.Timer's channel: the timer fires once
+// (the function never resets it), so the case runs at most once.
+func (l *lease) onceArm(loop ast.Stmt) bool {
+	info := l.f.info()
+	c, ok := l.f.cur.FindNode(l.stmt)
+	if !ok {
+		return false
+	}
+	for p := c.Parent(); p.Node() != nil && p.Node() != ast.Node(loop); p = p.Parent() {
+		cc, ok := p.Node().(*ast.CommClause)
+		if !ok || cc.Comm == nil {
+			continue
+		}
+		x := analysisutil.Received(cc.Comm)
+		sel, ok := ast.Unparen(x).(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "C" {
+			return false
+		}
+		if pt, ok := info.TypeOf(sel.X).(*types.Pointer); !ok || !analysisutil.IsNamed(pt.Elem(), "time", "Timer") {
+			return false
+		}
+		// A Reset rearms it, unless it is guarded by a Stop that
+		// succeeded (the timer had not fired: it still fires once).
+		for rc := range l.f.cur.Preorder((*ast.CallExpr)(nil)) {
+			call := rc.Node().(*ast.CallExpr)
+			s, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+			if !ok || s.Sel.Name != "Reset" || !analysisutil.SamePath(info, s.X, sel.X) {
+				continue
+			}
+			guarded := false
+			for e := range rc.Enclosing((*ast.IfStmt)(nil)) {
+				guarded = stopsIn(info, e.Node().(*ast.IfStmt).Cond, sel.X)
+				break
+			}
+			if !guarded {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// stopsIn reports whether cond holds only if x.Stop() returned true (it is
+// that call, or a conjunction with it).
+func stopsIn(info *types.Info, cond ast.Expr, x ast.Expr) bool {
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.BinaryExpr:
+		return c.Op == token.LAND && (stopsIn(info, c.X, x) || stopsIn(info, c.Y, x))
+	case *ast.CallExpr:
+		s, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+		return ok && s.Sel.Name == "Stop" && analysisutil.SamePath(info, s.X, x)
+	}
+	return false
 }

@@ -23,7 +23,9 @@
 // them), transactions (Commit or Rollback) and pooled connections
 // (Release); an rt/lease Lease; and the types named in the configuration.
 // A function that returns a lease it acquired passes the duty to its
-// callers. A call statement that drops its results (http.Get(url),
+// callers; one that only returns a lease it is given, inside its result
+// (http.MaxBytesReader(w, resp.Body, n)), passes it to the result, so a
+// caller that drops the result has released nothing. A call statement that drops its results (http.Get(url),
 // db.Query(q)) drops the lease with them; passing a lease to fmt, log, slog
 // or testing's printers only formats it; body := resp.Body then
 // body.Close() releases the response.
@@ -32,7 +34,9 @@
 // released only by a defer in the loop's body (not in a literal called per
 // round), when a round can come back to the acquisition: the deferred call
 // runs when the function returns, so every round keeps its file, body or
-// cancel function until then. And a counting semaphore made of a channel
+// connection until then (cancel functions and timers only in loops that
+// are neither counted nor ranges over a collection, where they pile up
+// without bound, and not in a select case on a timer that fires once). And a counting semaphore made of a channel
 // of empty structs that outlives the call (a field, a parameter, a package
 // variable): a send takes a slot, a receive whose value is dropped gives
 // it back (directly, deferred, or in a goroutine the function starts), and

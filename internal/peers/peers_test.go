@@ -150,8 +150,6 @@ var peerList = []peer{
 		ahead: []ahead{
 			{"detachedctx", `^a/a\.go:115$`, `context\.Background\(\) in f14`,
 				"f14 is a handler silenced by `// nolint: contextcheck`, a directive for that linter only; it does detach r.Context()"},
-			{"leaseleak", `^a/a\.go:182$`, `released by this deferred call, which runs only when fIterSeq returns`,
-				"a defer in a range-over-func body runs when the function returns: every round's cancel function waits for it"},
 		},
 	},
 	{
@@ -186,8 +184,6 @@ var peerList = []peer{
 				"noctx's rule: a context-less HTTP call where the caller's context is in reach (G118 counts only goroutines and loops)"},
 			{"leaseleak", `^g118/s033/`, `response body from \(\*http\.Client\)\.Do is discarded`,
 				"client.Do(req) as a statement drops the response, and its body leaks"},
-			{"leaseleak", `^g118/s026/`, `released by this deferred call, which runs only when properLoop returns`,
-				"a cancel deferred in a loop runs at return: the ten timers and child contexts pile up until then"},
 		},
 	},
 }

@@ -112,7 +112,7 @@ func (r *Result) bodyRoot(body *ast.BlockStmt) *MakesRoot {
 				return true
 			}
 			for _, arg := range n.Args {
-				if t := r.info.TypeOf(arg); analysisutil.IsHTTPRequest(t) && r.detachedRequest(arg, 0) {
+				if t := r.info.TypeOf(arg); analysisutil.IsHTTPRequest(t) && r.requestWithoutContext(arg, 0) {
 					// c.Do(req) with req made without a context.
 					p := r.pass.Fset.Position(arg.Pos())
 					out = &MakesRoot{Root: "a request made without a context", At: fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line), Pkg: r.pass.Pkg.Path()}
@@ -195,4 +195,43 @@ func (r *Result) runsWork(call *ast.CallExpr, fn *types.Func) bool {
 	}
 	sig, _ := r.info.TypeOf(call.Fun).Underlying().(*types.Signature)
 	return sig != nil && analysisutil.ErrorResult(sig) >= 0 && r.boundCall(call)
+}
+
+// requestWithoutContext reports whether the request expression e was made
+// by http.NewRequest (or httptest's), or given a root context
+// (NewRequestWithContext, WithContext, Clone), directly or through local
+// variables only ever assigned such values: an outgoing request that runs
+// under no caller's context. A request built field by field (a server
+// parsing one) is not.
+func (r *Result) requestWithoutContext(e ast.Expr, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		fn := analysisutil.Callee(r.info, e)
+		switch {
+		case analysisutil.IsFunc(fn, "net/http", "NewRequest"), analysisutil.IsFunc(fn, "net/http/httptest", "NewRequest"):
+			return true
+		case analysisutil.IsFunc(fn, "net/http", "NewRequestWithContext"),
+			analysisutil.IsMethod(fn, "net/http", "Request", "WithContext"), analysisutil.IsMethod(fn, "net/http", "Request", "Clone"):
+			return len(e.Args) > 0 && r.rootOf(e.Args[0], 0) != nil
+		}
+	case *ast.Ident:
+		v, ok := r.info.ObjectOf(e).(*types.Var)
+		if !ok {
+			return false
+		}
+		list := r.reqAssigns[v]
+		if len(list) == 0 {
+			return false
+		}
+		for _, val := range list {
+			if val == nil || !r.requestWithoutContext(val, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

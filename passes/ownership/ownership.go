@@ -35,7 +35,12 @@ var Analyzer = &analysis.Analyzer{
 // Consumes is the fact that a function releases or takes ownership of the
 // parameters at Params (0-based, receiver excluded): a caller that passes a
 // lease there has handed it off.
-type Consumes struct{ Params []int }
+//
+// Wraps lists those of Params that the function only returns, inside its
+// result (http.MaxBytesReader(w, r.Body, n) returns a reader holding the
+// body): the caller's lease now lives in the result, and a caller that
+// drops the result has released nothing.
+type Consumes struct{ Params, Wraps []int }
 
 func (*Consumes) AFact() {}
 
@@ -44,7 +49,15 @@ func (f *Consumes) String() string {
 	for i, p := range f.Params {
 		s[i] = fmt.Sprint(p)
 	}
-	return "releases its parameter " + strings.Join(s, ", ")
+	out := "releases its parameter " + strings.Join(s, ", ")
+	if len(f.Wraps) > 0 {
+		w := make([]string, len(f.Wraps))
+		for i, p := range f.Wraps {
+			w[i] = fmt.Sprint(p)
+		}
+		out += " (wraps " + strings.Join(w, ", ") + ")"
+	}
+	return out
 }
 
 // ReturnsLease is the fact that a function returns, in result Index, a
@@ -74,6 +87,7 @@ type Result struct {
 	pkg            *types.Package
 	extra          []*Extra
 	consumes       map[*types.Func][]int
+	wraps          map[*types.Func][]int
 	returns        map[*types.Func]*ReturnsLease
 	releasedFields map[*types.Var]bool // unexported fields that may hold a lease
 	msets          *typeutil.MethodSetCache
@@ -98,6 +112,17 @@ func (r *Result) Consumes(fn *types.Func, i int) bool {
 	return r.pass.ImportObjectFact(fn, &f) && slices.Contains(f.Params, i)
 }
 
+// Wraps reports whether fn takes its parameter i only into its result
+// (see Consumes.Wraps).
+func (r *Result) Wraps(fn *types.Func, i int) bool {
+	fn = fn.Origin()
+	if fn.Pkg() == r.pkg {
+		return slices.Contains(r.wraps[fn], i)
+	}
+	var f Consumes
+	return r.pass.ImportObjectFact(fn, &f) && slices.Contains(f.Wraps, i)
+}
+
 func (r *Result) returnsLease(fn *types.Func) *ReturnsLease {
 	if fn.Pkg() == r.pkg {
 		return r.returns[fn]
@@ -120,6 +145,7 @@ func run(pass *analysis.Pass) (any, error) {
 		info:           pass.TypesInfo,
 		pkg:            pass.Pkg,
 		consumes:       make(map[*types.Func][]int),
+		wraps:          make(map[*types.Func][]int),
 		returns:        make(map[*types.Func]*ReturnsLease),
 		releasedFields: make(map[*types.Var]bool),
 		msets:          new(typeutil.MethodSetCache),
@@ -205,9 +231,14 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	for _, f := range funcs {
+		for _, p := range f.params {
+			if slices.Contains(r.consumes[f.obj], p.index) && r.onlyReturned(p) {
+				r.wraps[f.obj] = append(r.wraps[f.obj], p.index)
+			}
+		}
 		if ps := r.consumes[f.obj]; len(ps) > 0 {
 			slices.Sort(ps)
-			analysisutil.ExportFuncFact(pass, f.obj, &Consumes{Params: ps})
+			analysisutil.ExportFuncFact(pass, f.obj, &Consumes{Params: ps, Wraps: r.wraps[f.obj]})
 		}
 		if rl := r.returns[f.obj]; rl != nil {
 			analysisutil.ExportFuncFact(pass, f.obj, rl)

@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 )
@@ -137,4 +138,45 @@ func (r *Result) paramUse(p *paramUses) Use {
 		}
 	}
 	return best
+}
+
+// onlyReturned reports whether every use of p that is not a borrow puts it
+// into a value the function returns: `return &reader{r: r}`,
+// `return T{x}`, `return wrap(x)` is not (the callee decides).
+func (r *Result) onlyReturned(p *paramUses) bool {
+	some := false
+	for _, st := range p.uses {
+		if r.classify(st, generic, p.objs) == Borrow {
+			continue
+		}
+		if !returnedIn(st) {
+			return false
+		}
+		some = true
+	}
+	return some
+}
+
+// returnedIn reports whether the identifier ending stack is part of the
+// value of a return statement, only through composite literals, their
+// keys' values, & and parentheses.
+func returnedIn(stack []ast.Node) bool {
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.ParenExpr, *ast.CompositeLit:
+		case *ast.KeyValueExpr:
+			if n.Key == stack[i+1] {
+				return false
+			}
+		case *ast.UnaryExpr:
+			if n.Op != token.AND {
+				return false
+			}
+		case *ast.ReturnStmt:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }

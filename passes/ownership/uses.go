@@ -193,7 +193,15 @@ func (r *Result) classify(stack []ast.Node, k *Kind, objs map[types.Object]bool)
 		}
 		for ai, a := range p.Args {
 			if ast.Unparen(a) == child {
-				return r.argUse(p, ai)
+				u := r.argUse(p, ai)
+				if u != Borrow && resultDropped(stack[:i+1]) {
+					// _ = http.MaxBytesReader(w, resp.Body, n): the
+					// wrapper that took the lease is dropped with it.
+					if fn := analysisutil.Callee(r.info, p); fn != nil && r.Wraps(fn, ai) {
+						return Borrow
+					}
+				}
+				return u
 			}
 		}
 		return Borrow
@@ -531,4 +539,31 @@ func deadLiteral(n ast.Node) bool {
 		}
 	}
 	return true
+}
+
+// resultDropped reports whether the call ending stack is a statement of its
+// own or assigned only to blank identifiers: its results are dropped.
+func resultDropped(stack []ast.Node) bool {
+	call := stack[len(stack)-1]
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.ParenExpr:
+			call = n
+			continue
+		case *ast.ExprStmt:
+			return true
+		case *ast.AssignStmt:
+			if len(n.Rhs) != 1 || ast.Unparen(n.Rhs[0]) != ast.Unparen(call.(ast.Expr)) {
+				return false
+			}
+			for _, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); !ok || id.Name != "_" {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	return false
 }

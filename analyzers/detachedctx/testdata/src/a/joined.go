@@ -72,3 +72,9 @@ func (s *store) Close(ctx context.Context) error { return fetchID(s.ctx, 0) }
 
 // Peek takes no context: the stored one is all it has.
 func (s *store) Peek(id int) error { return fetchID(s.ctx, id) }
+
+func queryBoth(ctx, life context.Context) error { return ctx.Err() }
+
+// Both hands the callee its caller's context and the stored one: the
+// callee decides what each is for.
+func (s *store) Both(ctx context.Context) error { return queryBoth(ctx, s.ctx) }

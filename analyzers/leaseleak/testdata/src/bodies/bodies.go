@@ -343,3 +343,33 @@ func calledCloser(c *http.Client, req *http.Request) {
 	closer := func() { resp.Body.Close() }
 	closer()
 }
+
+// limitedDropped wraps the body and drops the wrapper: nothing closes it.
+func limitedDropped(c *http.Client, req *http.Request) {
+	resp, err := c.Do(req) // want `the response body resp.Body from \(\*http.Client\).Do is not closed`
+	if err != nil {
+		return
+	}
+	_ = http.MaxBytesReader(nil, resp.Body, 1<<20)
+}
+
+// limitedClosed closes the wrapper, which closes the body.
+func limitedClosed(c *http.Client, req *http.Request) error {
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	body := http.MaxBytesReader(nil, resp.Body, 1<<20)
+	defer body.Close()
+	_, err = io.ReadAll(body)
+	return err
+}
+
+// limitedReturned hands the wrapper, and the body in it, to the caller.
+func limitedReturned(c *http.Client, req *http.Request) (io.ReadCloser, error) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	return http.MaxBytesReader(nil, resp.Body, 1<<20), nil
+}

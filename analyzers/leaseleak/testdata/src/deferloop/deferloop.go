@@ -26,16 +26,51 @@ func sizes(paths []string) (int64, error) {
 	return n, nil
 }
 
-// budgets derives a timeout per attempt and defers its cancel.
+// budgets derives a timeout per attempt, until one works, and defers its
+// cancel: the timers pile up for as long as the attempts fail.
 func budgets(ctx context.Context, try func(context.Context) error) error {
-	for i := 0; i < 3; i++ {
+	for ctx.Err() == nil {
 		actx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel() // want `the cancel function of context.WithTimeout is released by this deferred call, which runs only when budgets returns`
 		if err := try(actx); err == nil {
 			return nil
 		}
 	}
+	return ctx.Err()
+}
+
+// threeBudgets does the same for three attempts: three timers until
+// return, bounded by the count.
+func threeBudgets(ctx context.Context, try func(context.Context) error) error {
+	for i := 0; i < 3; i++ {
+		actx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if err := try(actx); err == nil {
+			return nil
+		}
+	}
 	return nil
+}
+
+// fallback starts a second attempt when a timer fires: the case runs once.
+func fallback(ctx context.Context, results <-chan error, start func(context.Context)) error {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			fctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			start(fctx)
+		case err := <-results:
+			if err == nil {
+				return nil
+			}
+			if t.Stop() {
+				t.Reset(0)
+			}
+		}
+	}
 }
 
 // perRound releases each round's file in a literal called in place.

@@ -92,3 +92,11 @@ func Forward(c *http.Client, req *http.Request) error {
 	}
 	return resp.Body.Close()
 }
+
+// Parse builds a request field by field, as a server does: no outgoing
+// request runs under a root here.
+func Parse(method string, check func(*http.Request) error) error {
+	req := new(http.Request)
+	req.Method = method
+	return check(req)
+}
