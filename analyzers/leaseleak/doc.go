@@ -22,6 +22,12 @@
 // connection, a transaction or a pool: a pgx transaction does not close
 // them), transactions (Commit or Rollback) and pooled connections
 // (Release); an rt/lease Lease; and the types named in the configuration.
+// A deferred literal that releases the lease only under `if err != nil`,
+// err being a named error result, releases it on the returns that fail: a
+// return reached before the defer is registered, or one that returns nil,
+// is a leak (defer func() { if err != nil { tx.Rollback() } }() beside a
+// Commit is fine; an early `return nil` before the Commit is not).
+//
 // A function that returns a lease it acquired passes the duty to its
 // callers; one that only returns a lease it is given, inside its result
 // (http.MaxBytesReader(w, resp.Body, n)), passes it to the result, so a

@@ -117,6 +117,7 @@ func (l *lease) check() {
 		}
 	}
 	fired := l.firedTimer()
+	onFailure := l.failureOnlyDefers()
 	w := &walker{
 		enters: fired.enters,
 		stable: f.stableConds(),
@@ -133,6 +134,9 @@ func (l *lease) check() {
 			}
 			if fired.disposes(n) {
 				return true
+			}
+			if ds, ok := n.(*ast.DeferStmt); ok && onFailure[ds] {
+				return false // judged at the returns, below
 			}
 			return f.s.own.UseOf(n, l.objs, l.kind()) != ownership.Borrow
 		},
@@ -151,6 +155,10 @@ func (l *lease) check() {
 		},
 	}
 	out := w.search()
+	if len(onFailure) > 0 {
+		out.leaks = l.nilReturnsPast(onFailure, out.leaks)
+		out.loop = false
+	}
 	if len(out.leaks) == 0 && !out.loop && len(out.hits) == 0 {
 		return
 	}
