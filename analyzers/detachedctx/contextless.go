@@ -86,17 +86,7 @@ func (st *state) checkContextless(cfg Config, cur inspector.Cursor, call *ast.Ca
 // it: the mechanical form (same receiver or package, name plus a context
 // suffix, the context then fn's parameters), or the knowledge table's.
 func (st *state) contextForm(call *ast.CallExpr, fn *types.Func, sig *types.Signature) (string, knowledge.ContextForm, bool) {
-	typ := ""
-	if recv := sig.Recv(); recv != nil {
-		t := recv.Type()
-		if p, ok := t.(*types.Pointer); ok {
-			t = p.Elem()
-		}
-		if n, ok := types.Unalias(t).(*types.Named); ok {
-			typ = n.Obj().Name()
-		}
-	}
-	if form, ok := knowledge.Contextless(fn.Pkg().Path(), typ, fn.Name()); ok {
+	if form, ok := knowledge.Contextless(fn.Pkg().Path(), analysisutil.RecvTypeName(fn), fn.Name()); ok {
 		return form.Rename, form, true
 	}
 	for _, suffix := range knowledge.ContextSuffixes {

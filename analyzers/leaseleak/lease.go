@@ -107,17 +107,29 @@ func (l *lease) check() {
 	}
 	// A deferred closure registered earlier that releases the variable
 	// (defer func() { if f != nil { f.Close() } }()) covers every return.
+	// One registered later that releases it only when the function fails
+	// is judged at the returns (failureOnly).
+	errs := l.namedErrors()
+	var onFailure map[*ast.DeferStmt]bool
 	for c := range f.cur.Preorder((*ast.DeferStmt)(nil)) {
 		ds := c.Node().(*ast.DeferStmt)
-		if ds.Pos() >= l.stmt.Pos() {
-			break
+		if fn, _ := enclosingFunc(c); fn != f.cur.Node() {
+			continue
 		}
-		if fn, _ := enclosingFunc(c); fn == f.cur.Node() && f.s.own.UseOf(ds, l.objs, l.kind()) != ownership.Borrow {
-			return
+		if ds.Pos() < l.stmt.Pos() {
+			if f.s.own.UseOf(ds, l.objs, l.kind()) != ownership.Borrow {
+				return
+			}
+			continue
+		}
+		if lit, ok := ast.Unparen(ds.Call.Fun).(*ast.FuncLit); ok && len(errs) > 0 && l.failureOnly(lit, errs) {
+			if onFailure == nil {
+				onFailure = map[*ast.DeferStmt]bool{}
+			}
+			onFailure[ds] = true
 		}
 	}
 	fired := l.firedTimer()
-	onFailure := l.failureOnlyDefers()
 	w := &walker{
 		enters: fired.enters,
 		stable: f.stableConds(),

@@ -9,59 +9,48 @@ import (
 	"github.com/cancelcheck/cancelcheck/passes/ownership"
 )
 
-// failureOnlyDefers returns the deferred literals after the acquisition
-// that release the lease only under `if err != nil`, err being a named
-// error result of the function: they run the release only when the
-// function fails (defer func() { if err != nil { span.End() } }()).
-func (l *lease) failureOnlyDefers() map[*ast.DeferStmt]bool {
-	f := l.f
-	info := f.info()
-	results := map[types.Object]bool{}
-	if f.ftype.Results != nil {
-		for _, fld := range f.ftype.Results.List {
+// namedErrors returns the function's named results of error type.
+func (l *lease) namedErrors() map[types.Object]bool {
+	info := l.f.info()
+	var out map[types.Object]bool
+	if l.f.ftype.Results != nil {
+		for _, fld := range l.f.ftype.Results.List {
 			for _, n := range fld.Names {
 				if o := info.Defs[n]; o != nil && analysisutil.IsErrorInterface(o.Type()) {
-					results[o] = true
+					if out == nil {
+						out = map[types.Object]bool{}
+					}
+					out[o] = true
 				}
 			}
-		}
-	}
-	if len(results) == 0 {
-		return nil
-	}
-	var out map[*ast.DeferStmt]bool
-	for c := range f.cur.Preorder((*ast.DeferStmt)(nil)) {
-		ds := c.Node().(*ast.DeferStmt)
-		lit, ok := ast.Unparen(ds.Call.Fun).(*ast.FuncLit)
-		if !ok || ds.Pos() < l.stmt.Pos() {
-			continue
-		}
-		if fn, _ := enclosingFunc(c); fn != f.cur.Node() {
-			continue
-		}
-		guarded, other := false, false
-		for _, st := range lit.Body.List {
-			if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil && failureCond(info, ifs.Cond, results) &&
-				(ifs.Else == nil || f.s.own.UseOf(ifs.Else, l.objs, l.kind()) == ownership.Borrow) {
-				if f.s.own.UseOf(ifs.Body, l.objs, l.kind()) == ownership.Release {
-					guarded = true
-				} else if f.s.own.UseOf(ifs.Body, l.objs, l.kind()) != ownership.Borrow {
-					other = true
-				}
-				continue
-			}
-			if f.s.own.UseOf(st, l.objs, l.kind()) != ownership.Borrow {
-				other = true
-			}
-		}
-		if guarded && !other {
-			if out == nil {
-				out = map[*ast.DeferStmt]bool{}
-			}
-			out[ds] = true
 		}
 	}
 	return out
+}
+
+// failureOnly reports whether the deferred literal lit releases the lease
+// only under `if err != nil`, err being one of the named error results
+// errs: it runs the release only when the function fails (defer func() {
+// if err != nil { span.End() } }()).
+func (l *lease) failureOnly(lit *ast.FuncLit, errs map[types.Object]bool) bool {
+	info, own := l.f.info(), l.f.s.own
+	guarded := false
+	for _, st := range lit.Body.List {
+		if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil && failureCond(info, ifs.Cond, errs) &&
+			(ifs.Else == nil || own.UseOf(ifs.Else, l.objs, l.kind()) == ownership.Borrow) {
+			switch own.UseOf(ifs.Body, l.objs, l.kind()) {
+			case ownership.Release:
+				guarded = true
+			case ownership.HandOff:
+				return false
+			}
+			continue
+		}
+		if own.UseOf(st, l.objs, l.kind()) != ownership.Borrow {
+			return false
+		}
+	}
+	return guarded
 }
 
 // failureCond reports whether cond is `err != nil` for a named error

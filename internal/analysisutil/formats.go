@@ -13,15 +13,5 @@ func FormatsOperands(fn *types.Func) bool {
 	if fn == nil || fn.Pkg() == nil {
 		return false
 	}
-	typ := ""
-	if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
-		t := recv.Type()
-		if p, ok := t.(*types.Pointer); ok {
-			t = p.Elem()
-		}
-		if n, ok := types.Unalias(t).(*types.Named); ok {
-			typ = n.Obj().Name()
-		}
-	}
-	return knowledge.Formats(fn.Pkg().Path(), typ, fn.Name())
+	return knowledge.Formats(fn.Pkg().Path(), RecvTypeName(fn), fn.Name())
 }

@@ -81,6 +81,24 @@ func IsMethod(fn *types.Func, pkgPath, typeName, name string) bool {
 	return IsNamed(rt, pkgPath, typeName)
 }
 
+// RecvTypeName returns the name of the named type whose method fn is
+// (through a pointer receiver too), or "" for a function or a method of an
+// unnamed type.
+func RecvTypeName(fn *types.Func) string {
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil || sig.Recv() == nil {
+		return ""
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj().Name()
+	}
+	return ""
+}
+
 // IsCallToFunc reports whether call calls the package-level function
 // pkgPath.name, matched by type, not by spelling.
 func IsCallToFunc(info *types.Info, call *ast.CallExpr, pkgPath string, names ...string) bool {

@@ -15,6 +15,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -534,7 +535,7 @@ func ctxInReach(f *ast.File, fset *token.FileSet, line int) bool {
 			return false
 		}
 		for _, fld := range ft.Params.List {
-			switch s := types(fld.Type); s {
+			switch types.ExprString(fld.Type) {
 			case "context.Context", "*http.Request":
 				in = true
 			}
@@ -542,20 +543,6 @@ func ctxInReach(f *ast.File, fset *token.FileSet, line int) bool {
 		return true
 	})
 	return in
-}
-
-func types(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.StarExpr:
-		return "*" + types(e.X)
-	case *ast.ArrayType:
-		return "[]" + types(e.Elt)
-	case *ast.SelectorExpr:
-		return types(e.X) + "." + e.Sel.Name
-	case *ast.Ident:
-		return e.Name
-	}
-	return ""
 }
 
 // expectedResults reads sqlclosecheck's expected_results.txt files.
@@ -628,7 +615,7 @@ func g118(t *testing.T, src string) []sample {
 	cmap := ast.NewCommentMap(fset, f, f.Comments)
 	ast.Inspect(f, func(n ast.Node) bool {
 		lit, ok := n.(*ast.CompositeLit)
-		if !ok || types(lit.Type) != "[]CodeSample" {
+		if !ok || types.ExprString(lit.Type) != "[]CodeSample" {
 			return true
 		}
 		for _, e := range lit.Elts {

@@ -404,6 +404,15 @@ func derefType(t types.Type) types.Type {
 // variable only ever assigned such requests. A request given to the
 // function (a handler's, a parameter) is not detached.
 func (r *Result) detachedRequest(e ast.Expr, depth int) bool {
+	return r.requestIs(e, depth, r.Detached, r.givenNoContext)
+}
+
+// requestIs reports whether every request the expression e can hold is
+// made without a context (http.NewRequest, httptest.NewRequest), or given
+// one that detached holds of (NewRequestWithContext, WithContext, Clone),
+// or made by another call for which other holds (nil: none), directly or
+// through local variables only ever assigned such values.
+func (r *Result) requestIs(e ast.Expr, depth int, detached func(ast.Expr) bool, other func(*ast.CallExpr, int) bool) bool {
 	if depth > 4 {
 		return false
 	}
@@ -413,14 +422,13 @@ func (r *Result) detachedRequest(e ast.Expr, depth int) bool {
 		switch {
 		case analysisutil.IsFunc(fn, "net/http", "NewRequest"), analysisutil.IsFunc(fn, "net/http/httptest", "NewRequest"):
 			return true
-		case analysisutil.IsFunc(fn, "net/http", "NewRequestWithContext"):
-			return len(e.Args) > 0 && r.Detached(e.Args[0])
-		case analysisutil.IsMethod(fn, "net/http", "Request", "WithContext"), analysisutil.IsMethod(fn, "net/http", "Request", "Clone"):
-			return len(e.Args) > 0 && r.Detached(e.Args[0])
+		case analysisutil.IsFunc(fn, "net/http", "NewRequestWithContext"),
+			analysisutil.IsMethod(fn, "net/http", "Request", "WithContext"), analysisutil.IsMethod(fn, "net/http", "Request", "Clone"):
+			return len(e.Args) > 0 && detached(e.Args[0])
 		}
 		// Any other call that makes a request (a helper, a function value,
-		// a literal called in place) can bind only a context it can reach.
-		return r.givenNoContext(e, depth)
+		// a literal called in place).
+		return other != nil && other(e, depth)
 	case *ast.Ident:
 		v, ok := r.info.ObjectOf(e).(*types.Var)
 		if !ok {
@@ -431,7 +439,7 @@ func (r *Result) detachedRequest(e ast.Expr, depth int) bool {
 			return false // a parameter, or a value the analysis did not see
 		}
 		for _, val := range list {
-			if val == nil || !r.detachedRequest(val, depth+1) {
+			if val == nil || !r.requestIs(val, depth+1, detached, other) {
 				return false
 			}
 		}

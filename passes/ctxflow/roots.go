@@ -70,13 +70,19 @@ func (r *Result) computeRoots(pass *analysis.Pass) {
 		}
 		cands = append(cands, f)
 	}
+	// One walk per body; the rounds of the fixed point only re-read what
+	// it found, in source order.
+	events := make([][]rootEvent, len(cands))
+	for i, f := range cands {
+		events[i] = r.bodyEvents(f.Body)
+	}
 	for changed := true; changed; {
 		changed = false
-		for _, f := range cands {
+		for i, f := range cands {
 			if r.roots[f.Obj] != nil {
 				continue
 			}
-			if m := r.bodyRoot(f.Body); m != nil {
+			if m := r.firstRoot(events[i]); m != nil {
 				r.roots[f.Obj] = m
 				changed = true
 			}
@@ -87,21 +93,49 @@ func (r *Result) computeRoots(pass *analysis.Pass) {
 	}
 }
 
-// bodyRoot returns the MakesRoot fact body earns, or nil.
-func (r *Result) bodyRoot(body *ast.BlockStmt) *MakesRoot {
-	var out *MakesRoot
-	visit := func(n ast.Node) bool {
-		if out != nil {
-			return false
+// A rootEvent is, in source order, a place in a body that earns the
+// MakesRoot fact: a root passed to work (root), or a call of a function of
+// the package (callee) that earns it if that function has the fact.
+type rootEvent struct {
+	root   *MakesRoot
+	callee *types.Func
+}
+
+// firstRoot returns the fact the first deciding event gives, or nil.
+func (r *Result) firstRoot(events []rootEvent) *MakesRoot {
+	for _, e := range events {
+		if e.root != nil {
+			return e.root
 		}
+		if m := r.roots[e.callee]; m != nil {
+			return &MakesRoot{Chain: append([]string{e.callee.Name()}, m.Chain...), Root: m.Root, At: m.At, Pkg: m.Pkg}
+		}
+	}
+	return nil
+}
+
+// bodyEvents walks body, outside function literals and deferred and go
+// statements (their own lifetime, or cleanup), for the events that can
+// earn it the MakesRoot fact.
+func (r *Result) bodyEvents(body *ast.BlockStmt) []rootEvent {
+	var out []rootEvent
+	at := func(n ast.Node) string {
+		p := r.pass.Fset.Position(n.Pos())
+		return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit, *ast.DeferStmt, *ast.GoStmt:
-			return false // its own lifetime, or cleanup
+			return false
 		case *ast.CallExpr:
 			fn := analysisutil.Callee(r.info, n)
-			if m := r.MakesRoot(fn); m != nil && fn.Origin() != nil {
-				out = &MakesRoot{Chain: append([]string{fn.Name()}, m.Chain...), Root: m.Root, At: m.At, Pkg: m.Pkg}
-				return false
+			if fn != nil {
+				if fn = fn.Origin(); fn.Pkg() == r.pass.Pkg {
+					out = append(out, rootEvent{callee: fn})
+				} else if m := r.MakesRoot(fn); m != nil {
+					out = append(out, rootEvent{root: &MakesRoot{Chain: append([]string{fn.Name()}, m.Chain...), Root: m.Root, At: m.At, Pkg: m.Pkg}})
+					return false
+				}
 			}
 			if !r.runsWork(n, fn) {
 				// context.WithTimeout(context.Background(), d) derives,
@@ -112,11 +146,10 @@ func (r *Result) bodyRoot(body *ast.BlockStmt) *MakesRoot {
 				return true
 			}
 			for _, arg := range n.Args {
-				if t := r.info.TypeOf(arg); analysisutil.IsHTTPRequest(t) && r.requestWithoutContext(arg, 0) {
+				if t := r.info.TypeOf(arg); analysisutil.IsHTTPRequest(t) && r.requestWithoutContext(arg) {
 					// c.Do(req) with req made without a context.
-					p := r.pass.Fset.Position(arg.Pos())
-					out = &MakesRoot{Root: "a request made without a context", At: fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line), Pkg: r.pass.Pkg.Path()}
-					return false
+					out = append(out, rootEvent{root: &MakesRoot{Root: "a request made without a context", At: at(arg), Pkg: r.pass.Pkg.Path()}})
+					continue
 				}
 				if !analysisutil.IsContext(r.info.TypeOf(arg)) {
 					continue
@@ -126,15 +159,12 @@ func (r *Result) bodyRoot(body *ast.BlockStmt) *MakesRoot {
 					if analysisutil.IsCallToFunc(r.info, root, "context", "TODO") {
 						name = "context.TODO()"
 					}
-					p := r.pass.Fset.Position(root.Pos())
-					out = &MakesRoot{Root: name, At: fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line), Pkg: r.pass.Pkg.Path()}
-					return false
+					out = append(out, rootEvent{root: &MakesRoot{Root: name, At: at(root), Pkg: r.pass.Pkg.Path()}})
 				}
 			}
 		}
 		return true
-	}
-	ast.Inspect(body, visit)
+	})
 	return out
 }
 
@@ -142,43 +172,25 @@ func (r *Result) bodyRoot(body *ast.BlockStmt) *MakesRoot {
 // expression e is made from alone (directly, through local variables only
 // ever assigned such values, or through context.With* of one), or nil.
 func (r *Result) rootOf(e ast.Expr, depth int) *ast.CallExpr {
-	if depth > 8 {
-		return nil
-	}
-	switch e := ast.Unparen(e).(type) {
-	case *ast.CallExpr:
-		fn := analysisutil.Callee(r.info, e)
+	var root *ast.CallExpr
+	var isRoot func(call *ast.CallExpr, depth int) bool
+	isRoot = func(call *ast.CallExpr, depth int) bool {
+		fn := analysisutil.Callee(r.info, call)
 		switch {
 		case analysisutil.IsFunc(fn, "context", "Background"), analysisutil.IsFunc(fn, "context", "TODO"):
-			return e
-		case fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "context" && strings.HasPrefix(fn.Name(), "With") && fn.Name() != "WithoutCancel" && len(e.Args) > 0:
-			return r.rootOf(e.Args[0], depth+1)
-		}
-	case *ast.Ident:
-		v, ok := r.info.ObjectOf(e).(*types.Var)
-		if !ok {
-			return nil
-		}
-		vals := r.ctxAssigns[v]
-		if len(vals) == 0 {
-			return nil
-		}
-		var first *ast.CallExpr
-		for _, val := range vals {
-			if val == nil {
-				return nil
-			}
-			root := r.rootOf(val, depth+1)
 			if root == nil {
-				return nil
+				root = call
 			}
-			if first == nil {
-				first = root
-			}
+			return true
+		case fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "context" && strings.HasPrefix(fn.Name(), "With") && fn.Name() != "WithoutCancel" && len(call.Args) > 0:
+			return r.ctxIs(call.Args[0], isRoot, depth+1)
 		}
-		return first
+		return false
 	}
-	return nil
+	if !r.ctxIs(e, isRoot, depth) {
+		return nil
+	}
+	return root
 }
 
 // runsWork reports whether call (of fn, or of a function value when fn is
@@ -203,35 +215,6 @@ func (r *Result) runsWork(call *ast.CallExpr, fn *types.Func) bool {
 // variables only ever assigned such values: an outgoing request that runs
 // under no caller's context. A request built field by field (a server
 // parsing one) is not.
-func (r *Result) requestWithoutContext(e ast.Expr, depth int) bool {
-	if depth > 4 {
-		return false
-	}
-	switch e := ast.Unparen(e).(type) {
-	case *ast.CallExpr:
-		fn := analysisutil.Callee(r.info, e)
-		switch {
-		case analysisutil.IsFunc(fn, "net/http", "NewRequest"), analysisutil.IsFunc(fn, "net/http/httptest", "NewRequest"):
-			return true
-		case analysisutil.IsFunc(fn, "net/http", "NewRequestWithContext"),
-			analysisutil.IsMethod(fn, "net/http", "Request", "WithContext"), analysisutil.IsMethod(fn, "net/http", "Request", "Clone"):
-			return len(e.Args) > 0 && r.rootOf(e.Args[0], 0) != nil
-		}
-	case *ast.Ident:
-		v, ok := r.info.ObjectOf(e).(*types.Var)
-		if !ok {
-			return false
-		}
-		list := r.reqAssigns[v]
-		if len(list) == 0 {
-			return false
-		}
-		for _, val := range list {
-			if val == nil || !r.requestWithoutContext(val, depth+1) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+func (r *Result) requestWithoutContext(e ast.Expr) bool {
+	return r.requestIs(e, 0, func(ctx ast.Expr) bool { return r.rootOf(ctx, 0) != nil }, nil)
 }
