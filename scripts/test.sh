@@ -40,8 +40,8 @@ CANCELCHECK_PEERS=1 go test -count=1 -run TestPeers -v ./internal/peers/
 echo "== fuzz the whole suite on mutated fixtures (bounded)"
 # Minimizing each new interesting input for the default 60 s stalled the
 # 30 s run (0 execs/s from second 3 on, 1.5k executions in one CI run);
-# with 5 s it keeps exploring between minimizations (16k-32k executions
-# measured here). The budgets are counts, not durations: with a duration,
+# with a short bound (5 s, now 200 executions) it keeps exploring between
+# minimizations (16k-32k executions in 30 s measured here). The budgets are counts, not durations: with a duration,
 # Go's fuzz coordinator (go1.26) can report its own -fuzztime deadline as
 # "context deadline exceeded", a failure with no failing input, when a
 # starved worker is mid-call at the boundary (go.dev/issue/75804, fixed in
