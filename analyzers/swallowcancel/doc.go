@@ -48,9 +48,20 @@
 //     any condition with a value not derived from it (`err = w.Close()`),
 //     in a function that may return a cancellation: the defer runs after
 //     the return and its value is what the caller sees;
+//   - a failure branch that lets cancellation through to a success return
+//     with the call's results: `if err != nil && !errors.Is(err,
+//     context.Canceled) { return nil, err }` (or `err != context.Canceled`)
+//     followed, with no context-bound call, context test or use of err on
+//     the way, by a return of a nil error and at least one result that is
+//     not a zero value: the caller gets values built from a canceled call
+//     (a function that returns only its error, or zero values, is not
+//     reported: cancellation as a Run's stop is a convention);
 //   - in a loop over a collection, a branch that only logs the error and
 //     goes on to the next item, or that skips canceled items
-//     (`if errors.Is(err, context.Canceled) { continue }`);
+//     (`if errors.Is(err, context.Canceled) { continue }`); over a function
+//     iterator made by a context-bound call (`for p, err := range
+//     walk(ctx, root)`), the error it yields is such an error, reported
+//     when the function then returns a nil error;
 //   - outside loops, a branch that only logs the error when the function
 //     then returns a nil error with no further context-bound work;
 //   - an iterator whose Err is never read: `for rows.Next() { ... }` on a

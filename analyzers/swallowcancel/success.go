@@ -28,6 +28,9 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		s.checkCancelTest(cur, f, n, t)
 		return
 	}
+	if s.checkFiltered(cur, f, n) {
+		return
+	}
 	errVar, errExpr := s.testedCarrier(n.Cond)
 	if errVar == nil || s.res.ChecksCancel(n.Cond) || s.res.ChecksCancel(n.Body) {
 		return
@@ -98,13 +101,39 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		return
 	}
 	ctx := s.ctxFor(f, nil)
+	msg := fmt.Sprintf("%s may carry the cancellation of %s and is only %s, so %s goes on after cancellation and %s fails once per remaining item",
+		errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop), f.Name())
+	if rs, ok := loop.(*ast.RangeStmt); ok && rangeVar(s.info, rs, errVar) {
+		// The iterator itself yields the error: whether it then stops or
+		// goes on is the iterator's business, but when the function then
+		// returns a nil error nothing tells the caller the walk was cut
+		// short.
+		lc := cur
+		for lc.Node() != loop {
+			lc = lc.Parent()
+		}
+		if analysisutil.ErrorResult(f.Sig) < 0 || !s.endsInSuccess(lc, f) {
+			return
+		}
+		msg = fmt.Sprintf("%s, yielded by %s, may carry the cancellation of %s and is only %s, so %s returns as if the iteration had finished after it is canceled",
+			errExpr.Name, types.ExprString(rs.X), orCaller(ctx), handledHow(s.info, n.Body), f.Name())
+	}
 	s.rep.Report(analysis.Diagnostic{
-		Pos: n.Pos(),
-		End: n.Cond.End(),
-		Message: fmt.Sprintf("%s may carry the cancellation of %s and is only %s, so %s goes on after cancellation and %s fails once per remaining item",
-			errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop), f.Name()),
+		Pos:     n.Pos(),
+		End:     n.Cond.End(),
+		Message: msg,
 		SuggestedFixes: s.stopLoopFixesOr(f, ctx, n.Body.Lbrace+1, true, s.breakEndsGoroutine(cur, f, loop)),
 	})
+}
+
+// rangeVar reports whether v is an iteration variable of rs.
+func rangeVar(info *types.Info, rs *ast.RangeStmt, v *types.Var) bool {
+	for _, e := range []ast.Expr{rs.Key, rs.Value} {
+		if id, ok := e.(*ast.Ident); ok && info.ObjectOf(id) == v {
+			return true
+		}
+	}
+	return false
 }
 
 // keptPastLoop reports whether the error variable outlives the loop: it is

@@ -129,6 +129,9 @@ type assign struct {
 	call    *ast.CallExpr
 	idx     int // result index within call, for tuple assignments
 	carrier bool
+	// iter is the call that made the function iterator a range statement
+	// assigns from.
+	iter *ast.CallExpr
 	// ret marks a return statement's value for a named error result: the
 	// value a deferred literal sees, and nothing else does (control leaves
 	// the function there).
@@ -190,7 +193,7 @@ func run(pass *analysis.Pass) (any, error) {
 	// it in reach (runtime, most of the low-level standard library) no
 	// value carries cancellation, and only the functions are needed.
 	if analysisutil.Reaches(pass.Pkg, "context") {
-		filter = append(filter, (*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil), (*ast.ReturnStmt)(nil))
+		filter = append(filter, (*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil), (*ast.ReturnStmt)(nil), (*ast.RangeStmt)(nil))
 	}
 	for c := range ins.Root().Preorder(filter...) {
 		n := c.Node()
@@ -229,6 +232,8 @@ func run(pass *analysis.Pass) (any, error) {
 				lhs[i] = id
 			}
 			r.recordAssign(c, lhs, n.Values, true)
+		case *ast.RangeStmt:
+			r.recordRange(n)
 		case *ast.ReturnStmt:
 			if parent != nil && parent.Obj != nil {
 				returns = append(returns, &returnSite{fn: parent, ret: n, cur: c})
@@ -437,6 +442,32 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 	}
 }
 
+// recordRange records the error-typed iteration variables of a range over
+// a function iterator (`for v, err := range walk(ctx, root)`): each is
+// assigned the value the iterator yields, which may carry cancellation
+// when the call that made the iterator is context-bound, as a call's error
+// result does.
+func (r *Result) recordRange(n *ast.RangeStmt) {
+	call, ok := ast.Unparen(n.X).(*ast.CallExpr)
+	if !ok || n.Tok == token.ILLEGAL {
+		return
+	}
+	if _, ok := r.info.TypeOf(n.X).Underlying().(*types.Signature); !ok {
+		return // ranges over a slice, map or channel a call returned
+	}
+	for _, l := range []ast.Expr{n.Key, n.Value} {
+		id, ok := l.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		v, ok := r.info.ObjectOf(id).(*types.Var)
+		if !ok || !analysisutil.IsError(v.Type()) {
+			continue
+		}
+		r.assigns[v] = append(r.assigns[v], assign{pos: n.X.End(), scope: n, iter: call})
+	}
+}
+
 // recordReturn records the error value ret gives f's named error result,
 // for the deferred literals that read it after the return.
 func (r *Result) recordReturn(f *Func, ret *ast.ReturnStmt) {
@@ -478,6 +509,9 @@ func innermostScope(c inspector.Cursor) ast.Node {
 }
 
 func (r *Result) assignCarries(a *assign) bool {
+	if a.iter != nil {
+		return r.boundCall(a.iter) && !r.detachedCall(a.iter)
+	}
 	if a.call != nil {
 		return r.callCarries(a.call, a.idx)
 	}

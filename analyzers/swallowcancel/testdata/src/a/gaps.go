@@ -3,6 +3,7 @@ package a
 import (
 	"context"
 	"errors"
+	"iter"
 	"log"
 
 	"golang.org/x/sync/errgroup"
@@ -287,5 +288,95 @@ func resyncUntilDone(ctx context.Context, tick <-chan int) {
 				log.Printf("put %s: %v", k, err)
 			}
 		}
+	}
+}
+
+// walkFiles yields each path under roots, or the context's error once it
+// ends (and then stops).
+func walkFiles(ctx context.Context, roots []string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for _, r := range roots {
+			if err := ctx.Err(); err != nil {
+				yield(r, err)
+				return
+			}
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// indexAll logs every error the walk yields, the cancellation included, and
+// returns the partial count as a success.
+func indexAll(ctx context.Context, roots []string, index func(string) error) (int, error) {
+	n := 0
+	for p, err := range walkFiles(ctx, roots) {
+		if err != nil { // want `err, yielded by walkFiles\(ctx, roots\), may carry the cancellation of ctx and is only logged, so indexAll returns as if the iteration had finished after it is canceled`
+			log.Printf("skipping %s: %v", p, err)
+			continue
+		}
+		if index(p) == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// indexAllStopped ends with the walk's cancellation.
+func indexAllStopped(ctx context.Context, roots []string, index func(string) error) (int, error) {
+	n := 0
+	for p, err := range walkFiles(ctx, roots) {
+		if err != nil {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return n, err
+			}
+			log.Printf("skipping %s: %v", p, err)
+			continue
+		}
+		if index(p) == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// indexAllChecked reports the cancellation after the walk.
+func indexAllChecked(ctx context.Context, roots []string, index func(string) error) (int, error) {
+	n := 0
+	for p, err := range walkFiles(ctx, roots) {
+		if err != nil {
+			log.Printf("skipping %s: %v", p, err)
+			continue
+		}
+		if index(p) == nil {
+			n++
+		}
+	}
+	return n, ctx.Err()
+}
+
+// indexDetached walks with a context that cannot end: no error it yields
+// is a cancellation.
+func indexDetached(roots []string) (int, error) {
+	n := 0
+	for p, err := range walkFiles(context.Background(), roots) {
+		if err != nil {
+			log.Printf("skipping %s: %v", p, err)
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+// indexLogged has no error to return: logging each failure is all it can do.
+func indexLogged(ctx context.Context, roots []string) {
+	for p, err := range walkFiles(ctx, roots) {
+		if err != nil {
+			log.Printf("skipping %s: %v", p, err)
+			continue
+		}
+		log.Print(p)
 	}
 }

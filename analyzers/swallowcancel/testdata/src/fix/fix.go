@@ -262,3 +262,33 @@ func exportKeys(ctx context.Context, ks []string, w io.WriteCloser) (err error) 
 	}
 	return nil
 }
+
+func filteredGet(ctx context.Context, k string) (string, error) {
+	v, err := store.Get(ctx, k)
+	if err != nil && !errors.Is(err, context.Canceled) { // want `lets it past the failure branch`
+		return "", err
+	}
+	return v + "!", nil
+}
+
+func walkKeys(ctx context.Context, keys []string) func(yield func(string, error) bool) {
+	return func(yield func(string, error) bool) {
+		for _, k := range keys {
+			if !yield(k, ctx.Err()) {
+				return
+			}
+		}
+	}
+}
+
+func countKeys(ctx context.Context, keys []string) (int, error) {
+	n := 0
+	for k, err := range walkKeys(ctx, keys) {
+		if err != nil { // want `yielded by walkKeys`
+			log.Printf("skip %s: %v", k, err)
+			continue
+		}
+		n++
+	}
+	return n, nil
+}

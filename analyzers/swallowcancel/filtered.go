@@ -1,0 +1,193 @@
+package swallowcancel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+)
+
+// checkFiltered reports a failure branch that lets cancellation through to
+// a success return with the call's results:
+//
+//	primes, err := generate(ctx, n)
+//	if err != nil && !errors.Is(err, context.Canceled) {
+//		return nil, err
+//	}
+//	return &Key{Primes: primes}, nil // a canceled generation is a key
+//
+// The test excludes the cancellation from the failure branch, so a canceled
+// call falls through to the code that assumes it succeeded, and the caller
+// receives values built from a half-done call with a nil error. Reported
+// when the path from the test to the next return makes no context-bound call,
+// tests no context, reads the error only in logs, and the return gives a nil
+// error with at least one result that is not a zero value: a function that
+// returns nothing but its error (a Run that treats cancellation as its
+// stop) is a convention, not a loss. It reports whether the condition had
+// this form (and so needs no other test).
+func (s *state) checkFiltered(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt) bool {
+	errVar, errExpr, excl := s.filteredTest(n.Cond)
+	if errVar == nil {
+		return false
+	}
+	idx := analysisutil.ErrorResult(f.Sig)
+	if n.Else != nil || idx < 0 || f.Sig.Results().Len() < 2 || !endsFlow(s.info, lastStmt(n.Body)) {
+		return true
+	}
+	if s.quiet[f] || s.groupGoroutine(f) || s.inTeardown(f) {
+		return true
+	}
+	ret, between, ok := s.nextReturn(cur, f)
+	if !ok || !s.returnsNilError(f, ret, idx) || len(ret.Results) != f.Sig.Results().Len() || s.allZero(ret, idx) {
+		return true
+	}
+	for _, st := range between {
+		if s.boundWorkIn(st) || s.res.ChecksCancel(st) || analysisutil.UsedOutsideLogs(s.info, st, errVar) {
+			return true
+		}
+	}
+	if analysisutil.UsedOutsideLogs(s.info, ret, errVar) {
+		return true
+	}
+	var fixes []analysis.SuggestedFix
+	if !s.lastImportUse(excl) {
+		// Keep `err != nil` alone: the failure branch then returns the
+		// cancellation like any other failure.
+		fixes = []analysis.SuggestedFix{{
+			Message:   "Return the cancellation too",
+			TextEdits: []analysis.TextEdit{{Pos: n.Cond.Pos(), End: n.Cond.End(), NewText: []byte(errExpr.Name + " != nil")}},
+		}}
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos: n.Pos(),
+		End: n.Cond.End(),
+		Message: fmt.Sprintf("when %s is a cancellation this test lets it past the failure branch, so %s returns results built from a canceled call with a nil error",
+			errExpr.Name, f.Name()),
+		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the canceled call's results are returned as a success here"}},
+		SuggestedFixes: fixes,
+	})
+	return true
+}
+
+// filteredTest matches `err != nil && !<cancellation test of err>` (either
+// order), and `err != context.Canceled` in place of the negated test. It
+// returns the error variable, its identifier in `err != nil`, and the
+// excluding operand.
+func (s *state) filteredTest(cond ast.Expr) (*types.Var, *ast.Ident, ast.Expr) {
+	c, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || c.Op != token.LAND {
+		return nil, nil, nil
+	}
+	for _, pair := range [2][2]ast.Expr{{c.X, c.Y}, {c.Y, c.X}} {
+		v, id := s.testedCarrier(pair[0])
+		if v == nil || !s.filtersCancel(pair[1], v) {
+			continue
+		}
+		return v, id, pair[1]
+	}
+	return nil, nil, nil
+}
+
+// filtersCancel reports whether e holds only when v is not a cancellation:
+// `!errors.Is(v, context.Canceled)` (any cancellation test of v, negated)
+// or `v != context.Canceled`.
+func (s *state) filtersCancel(e ast.Expr, v *types.Var) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.UnaryExpr:
+		if e.Op != token.NOT {
+			return false
+		}
+		t, ok := s.res.CancelTestOf(e.X)
+		if !ok || t.Err == nil {
+			return false
+		}
+		id, ok := ast.Unparen(t.Err).(*ast.Ident)
+		return ok && s.info.ObjectOf(id) == v
+	case *ast.BinaryExpr:
+		if e.Op != token.NEQ {
+			return false
+		}
+		x, y := ast.Unparen(e.X), ast.Unparen(e.Y)
+		if id, ok := y.(*ast.Ident); ok && s.info.ObjectOf(id) == v {
+			x, y = y, x
+		}
+		id, ok := x.(*ast.Ident)
+		if !ok || s.info.ObjectOf(id) != v {
+			return false
+		}
+		return ctxflow.ContextSentinel(s.info, y) != ""
+	}
+	return false
+}
+
+// nextReturn returns the return statement control reaches from the
+// statement at cur when nothing in between branches: the first return
+// among the statements after it, in its block or the blocks around it, and
+// the statements passed on the way. It gives up at a loop, a switch or a
+// select around cur (another iteration or case may return something else)
+// and at statements that may leave the straight line (a branch, a goto).
+func (s *state) nextReturn(cur inspector.Cursor, f *ctxflow.Func) (*ast.ReturnStmt, []ast.Stmt, bool) {
+	var between []ast.Stmt
+	for c := cur; c.Node() != f.Body; c = c.Parent() {
+		switch c.Parent().Node().(type) {
+		case *ast.BlockStmt:
+		case *ast.IfStmt:
+			continue // the if around a block: its siblings come next
+		default:
+			return nil, nil, false
+		}
+		for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
+			st, isStmt := sib.Node().(ast.Stmt)
+			if !isStmt {
+				continue
+			}
+			switch st := st.(type) {
+			case *ast.ReturnStmt:
+				return st, between, true
+			case *ast.BranchStmt, *ast.LabeledStmt:
+				return nil, nil, false
+			}
+			between = append(between, st)
+		}
+	}
+	return nil, nil, false
+}
+
+// allZero reports whether every result of ret other than the error at idx
+// is a zero value: nil, a zero literal, or an empty composite literal.
+func (s *state) allZero(ret *ast.ReturnStmt, idx int) bool {
+	for i, r := range ret.Results {
+		if i == idx {
+			continue
+		}
+		if !s.zeroExpr(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *state) zeroExpr(e ast.Expr) bool {
+	e = ast.Unparen(e)
+	if isNilExpr(s.info, e) {
+		return true
+	}
+	if cl, ok := e.(*ast.CompositeLit); ok {
+		return len(cl.Elts) == 0
+	}
+	tv, ok := s.info.Types[e]
+	if !ok || tv.Value == nil {
+		return false
+	}
+	switch tv.Value.String() {
+	case "0", `""`, "false", "0.0":
+		return true
+	}
+	return false
+}
