@@ -119,9 +119,9 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 			errExpr.Name, types.ExprString(rs.X), orCaller(ctx), handledHow(s.info, n.Body), f.Name())
 	}
 	s.rep.Report(analysis.Diagnostic{
-		Pos:     n.Pos(),
-		End:     n.Cond.End(),
-		Message: msg,
+		Pos:            n.Pos(),
+		End:            n.Cond.End(),
+		Message:        msg,
 		SuggestedFixes: s.stopLoopFixesOr(f, ctx, n.Body.Lbrace+1, true, s.breakEndsGoroutine(cur, f, loop)),
 	})
 }
