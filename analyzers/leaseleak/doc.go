@@ -105,7 +105,10 @@
 // releases or keeps its parameter (the "releases its parameter N" fact,
 // computed across packages by passes/ownership) or to code the check cannot
 // see (a function value, an interface method); released in a deferred
-// closure. Paths on which the acquisition failed (its error is not nil, or
+// closure. A store is no hand-off when the same function takes the entry
+// back (delete(m, k) on the same map and key, or x.f = nil on the same
+// field): the registration lasts only for the function's run, so a return
+// that skips the release leaves the entry and the lease behind. Paths on which the acquisition failed (its error is not nil, or
 // the lease is nil, including predicates such as os.IsNotExist(err)) need
 // no release; nor do paths on which rows.Next() returned false, which closes
 // the rows, or on which the response body was read to its end with

@@ -130,6 +130,7 @@ func (l *lease) check() {
 		}
 	}
 	fired := l.firedTimer()
+	registered := l.registrations()
 	w := &walker{
 		enters: fired.enters,
 		stable: f.stableConds(),
@@ -149,6 +150,9 @@ func (l *lease) check() {
 			}
 			if ds, ok := n.(*ast.DeferStmt); ok && onFailure[ds] {
 				return false // judged at the returns, below
+			}
+			if st, ok := n.(ast.Stmt); ok && registered[st] {
+				return false // registered for the function's own run
 			}
 			return f.s.own.UseOf(n, l.objs, l.kind()) != ownership.Borrow
 		},
