@@ -110,7 +110,11 @@
 // the checksContext fact); a loop that leaves on the bound call's error
 // (returns it, wraps it, or returns or breaks under `err != nil` or an
 // unknown classifier such as `!retryable(err)`); a loop with an exit on a
-// receive from a stop channel; a loop whose condition classifies the error
+// receive from a stop channel (a Done channel kept in a variable, `done :=
+// ctx.Done()`, is the context's) — except a field of an object (`case
+// <-c.closed:`) while the attempts run under a context parameter: the
+// caller's context can end long before the object closes, and the loop is
+// reported as retrying until the channel is closed; a loop whose condition classifies the error
 // (`for i < 2 && retryable(err)`); loops over collections, bound calls
 // inside a nested walk over a collection, and bound calls whose arguments
 // are loop-carried (declared outside the loop and assigned inside it: a

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
 // A loop stops on cancellation when one of its exits is taken for the
@@ -99,7 +100,19 @@ func (st *state) exitFinal(c inspector.Cursor, l *loop, carrier bool) bool {
 				// the select picks when the call is made.
 				break
 			}
-			return st.stopChannel(n.Comm)
+			if !st.stopChannel(n.Comm) {
+				return false
+			}
+			if ch := st.otherLifetime(n.Comm, l); ch != nil {
+				// case <-c.closed: return ErrClosed, while the attempts
+				// run under the caller's ctx: the loop ends with c, not
+				// with the context its calls fail on.
+				if l.stopOnly == nil {
+					l.stopOnly = ch
+				}
+				return false
+			}
+			return true
 		case *ast.TypeSwitchStmt:
 			if st.holdsBound(n.Body, l) {
 				// switch m := msg.(type) { case *Auth: if err := f(ctx, m)... }:
@@ -124,6 +137,38 @@ func (st *state) holdsBound(n ast.Node, l *loop) bool {
 		}
 	}
 	return false
+}
+
+// otherLifetime returns the channel comm receives from when it is a field
+// of an object (c.closed, s.quit) while the loop's bound calls run under a
+// context parameter of the function: the caller's context, which can end
+// long before the object is closed. Such an exit bounds the loop by the
+// object's lifetime, not by the context its attempts fail on. Nil when the
+// channel is a context's Done or not a field, or no bound call passes a
+// context parameter.
+func (st *state) otherLifetime(comm ast.Stmt, l *loop) ast.Expr {
+	ch := analysisutil.Received(comm)
+	sel, ok := ast.Unparen(ch).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	if s := st.info.Selections[sel]; s == nil || s.Kind() != types.FieldVal {
+		return nil // ctx.Done() and other calls, package channels
+	}
+	for _, call := range l.bound {
+		for _, arg := range call.Args {
+			obj := analysisutil.ObjectOfIdent(st.info, arg)
+			if obj == nil || !analysisutil.IsContext(obj.Type()) {
+				continue
+			}
+			for _, c := range l.f.Contexts {
+				if c.Obj == obj && c.Kind == ctxflow.ParamContext && !c.Outer {
+					return ch
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // stopChannel reports whether comm receives from a channel that is neither a

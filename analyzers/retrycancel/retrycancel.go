@@ -119,10 +119,13 @@ type loop struct {
 	looksNotActs bool
 	bound        []*ast.CallExpr // context-bound calls with an error result
 	sleeps       []sleep
-	retryErr     ast.Expr           // a test for context.DeadlineExceeded/Canceled that retries
-	exits        bool               // the loop has a condition or an exit: it polls for something
-	rangeInt     bool               // for range n
-	exitCurs     []inspector.Cursor // returns and branches that leave the loop
+	retryErr     ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
+	// stopOnly is a field channel whose receive leaves the loop while its
+	// attempts run under the caller's context (otherLifetime).
+	stopOnly ast.Expr
+	exits    bool               // the loop has a condition or an exit: it polls for something
+	rangeInt bool               // for range n
+	exitCurs []inspector.Cursor // returns and branches that leave the loop
 	// callAssigns are the assignments of one call's results in the loop,
 	// gathered by dropWalks for boundResults.
 	callAssigns []*ast.AssignStmt
@@ -519,6 +522,9 @@ func (l *loop) where() string {
 
 // until describes how long a loop that ignores cancellation goes on.
 func (l *loop) until() string {
+	if l.stopOnly != nil {
+		return "until " + types.ExprString(l.stopOnly) + " is closed"
+	}
 	switch s := l.stmt.(type) {
 	case *ast.ForStmt:
 		if s.Cond == nil {
@@ -686,6 +692,12 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 		case *ast.CommClause:
 			if n.Comm != nil {
 				l.comms = append(l.comms, n)
+				if id, ok := ast.Unparen(analysisutil.Received(n.Comm)).(*ast.Ident); ok && st.res.DoneContext(n.Comm) != nil {
+					// done := ctx.Done(); ... case <-done: a look at the
+					// context, as case <-ctx.Done() is (whose call the
+					// scan meets as a call).
+					l.obs = append(l.obs, id)
+				}
 			}
 		case *ast.SelectStmt:
 			if st.timersOnly(n) && st.innermostLoop(c) == l.stmt {

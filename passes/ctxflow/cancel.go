@@ -177,7 +177,17 @@ func (r *Result) DoneContext(comm ast.Stmt) ast.Expr {
 	if !ok || u.Op != token.ARROW {
 		return nil
 	}
-	call, ok := ast.Unparen(u.X).(*ast.CallExpr)
+	if id, ok := ast.Unparen(u.X).(*ast.Ident); ok {
+		// done := ctx.Done(); ... case <-done: every value the variable is
+		// given is the Done channel of the same context.
+		return r.doneVarContext(r.info.Uses[id])
+	}
+	return r.doneCallContext(u.X)
+}
+
+// doneCallContext returns X when e is X.Done() for a context X.
+func (r *Result) doneCallContext(e ast.Expr) ast.Expr {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
 	if !ok || !analysisutil.IsMethod(analysisutil.Callee(r.info, call), "context", "Context", "Done") {
 		return nil
 	}
@@ -186,6 +196,35 @@ func (r *Result) DoneContext(comm ast.Stmt) ast.Expr {
 		return nil
 	}
 	return sel.X
+}
+
+// doneVarContext returns the context X when every assignment to the local
+// variable obj gives it X.Done() (the same X each time), else nil.
+func (r *Result) doneVarContext(obj types.Object) ast.Expr {
+	vals := r.doneAssigns[obj]
+	if len(vals) == 0 {
+		return nil
+	}
+	var x ast.Expr
+	for _, v := range vals {
+		y := r.doneCallContext(v)
+		if y == nil || x != nil && !analysisutil.SamePath(r.info, x, y) {
+			return nil
+		}
+		x = y
+	}
+	return x
+}
+
+// isDoneChan reports whether t is <-chan struct{}, the type of a context's
+// Done channel.
+func isDoneChan(t types.Type) bool {
+	ch, ok := t.Underlying().(*types.Chan)
+	if !ok || ch.Dir() != types.RecvOnly {
+		return false
+	}
+	st, ok := ch.Elem().Underlying().(*types.Struct)
+	return ok && st.NumFields() == 0
 }
 
 // CancelTest describes a condition that holds only once a context has

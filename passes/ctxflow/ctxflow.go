@@ -111,6 +111,9 @@ type Result struct {
 	// variables (the call, for a tuple assignment); nil for a value it
 	// cannot see (a parameter's, a zero value).
 	reqAssigns map[types.Object][]ast.Expr
+	// doneAssigns lists the values assigned to local variables of type
+	// <-chan struct{} (done := ctx.Done()), for DoneContext.
+	doneAssigns map[types.Object][]ast.Expr
 	// checks holds the functions of this package that check a context
 	// parameter (see ChecksContext); sleepers its context-less sleep
 	// helpers (see Sleeps).
@@ -178,6 +181,7 @@ func run(pass *analysis.Pass) (any, error) {
 
 		groupAssigns: make(map[types.Object][]*ast.CallExpr),
 		reqAssigns:   make(map[types.Object][]ast.Expr),
+		doneAssigns:  make(map[types.Object][]ast.Expr),
 
 		checks:   make(map[*types.Func]bool),
 		sleepers: make(map[*types.Func]bool),
@@ -418,6 +422,10 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 		}
 		if ok && analysisutil.IsContext(v.Type()) {
 			r.ctxAssigns[v] = append(r.ctxAssigns[v], val)
+			continue
+		}
+		if ok && isDoneChan(v.Type()) {
+			r.doneAssigns[v] = append(r.doneAssigns[v], val)
 			continue
 		}
 		if !ok || !analysisutil.IsError(v.Type()) {
