@@ -54,6 +54,11 @@ type state struct {
 	paths *paths.Result
 	// rootCalls are the (function, callee) pairs checkMakesRoot reported.
 	rootCalls map[rootCall]bool
+	// rootFindings are checkMakesRoot's findings, one per root context
+	// (the place a callee makes it), in the order of their first call;
+	// rootAt indexes them by that place.
+	rootFindings []*analysis.Diagnostic
+	rootAt       map[string]*analysis.Diagnostic
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -79,14 +84,17 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		if len(call.Args) != 0 || !analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "Background", "TODO") {
 			if d, ok := st.checkContextless(c.cfg, cur, call); ok {
 				rep.Report(d)
-			} else if d, ok := st.checkMakesRoot(c.cfg, cur, call); ok {
-				rep.Report(d)
+			} else if d, root, ok := st.checkMakesRoot(c.cfg, cur, call); ok {
+				st.addRootFinding(d, root, call)
 			}
 			continue
 		}
 		if d, ok := st.check(c.cfg, cur, call); ok {
 			rep.Report(d)
 		}
+	}
+	for _, d := range st.rootFindings {
+		rep.Report(*d)
 	}
 	rep.Finish()
 	return nil, nil

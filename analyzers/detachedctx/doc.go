@@ -51,9 +51,12 @@
 // (NewRequestWithContext(context.Background(), ...)) and logging calls are
 // not work; functions of other modules and roots made outside the module
 // (their context form is the previous rule's), goroutines started on such a function, deferred calls
-// and main and init are not reported, and a function calling the same
-// helper twice is reported once. There is no fix: the helper needs a
-// context parameter.
+// and main and init are not reported, nor is a root bounded by a deadline
+// of the callee's own (context.WithTimeout(context.Background(), d): a
+// lifetime it chose). One root is one finding per package: the first call
+// that reaches it, with the other calls reaching the same root (up to ten)
+// as related positions. There is no fix: the helper needs a context
+// parameter.
 //
 // And it reports a method that is given its caller's context and runs
 // work under a context its receiver stored instead (`func (s *Store)

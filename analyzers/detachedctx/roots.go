@@ -23,43 +23,43 @@ import (
 // init, and goroutines started on such a function (their own lifetime) are
 // not reported, and a function calling the same helper twice is reported
 // once.
-func (st *state) checkMakesRoot(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (analysis.Diagnostic, bool) {
+func (st *state) checkMakesRoot(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (d analysis.Diagnostic, root string, ok bool) {
 	info := st.pass.TypesInfo
 	fn := analysisutil.Callee(info, call)
 	m := st.res.MakesRoot(fn)
 	if m == nil {
-		return analysis.Diagnostic{}, false
+		return analysis.Diagnostic{}, "", false
 	}
 	if !cfg.IncludeTests && strings.HasSuffix(st.pass.Fset.File(call.Pos()).Name(), "_test.go") {
-		return analysis.Diagnostic{}, false
+		return analysis.Diagnostic{}, "", false
 	}
 	f := st.res.Enclosing(cur)
 	if f == nil || !f.HasContext() || st.inMainOrInit(f) || st.inDefer(cur, f) {
-		return analysis.Diagnostic{}, false
+		return analysis.Diagnostic{}, "", false
 	}
 	if f.Obj != nil && f.Obj.Origin() == fn.Origin() {
-		return analysis.Diagnostic{}, false
+		return analysis.Diagnostic{}, "", false
 	}
 	if !st.ownCode(fn) || !st.ownPkg(m.Pkg) {
 		// A library's context-less function: its context form, if any, is
 		// checkContextless's; adding a parameter is not the reader's to do.
-		return analysis.Diagnostic{}, false
+		return analysis.Diagnostic{}, "", false
 	}
 	if _, ok := cur.Parent().Node().(*ast.GoStmt); ok {
-		return analysis.Diagnostic{}, false // go f3(): its own lifetime
+		return analysis.Diagnostic{}, "", false // go f3(): its own lifetime
 	}
 	if _, _, ok := st.contextForm(call, fn, fn.Type().(*types.Signature)); ok {
-		return analysis.Diagnostic{}, false // f.Get where f.GetContext exists: checkContextless's
+		return analysis.Diagnostic{}, "", false // f.Get where f.GetContext exists: checkContextless's
 	}
 	reach, ok := st.contextInReach(cur, f)
 	if !ok || reach.Kind != ctxflow.ParamContext && reach.Kind != ctxflow.RequestContext {
-		return analysis.Diagnostic{}, false
+		return analysis.Diagnostic{}, "", false
 	}
 	// One finding per function and callee: the second call of the same
 	// helper cuts off the same context the same way.
 	key := rootCall{f.Node, fn.Origin()}
 	if st.rootCalls[key] {
-		return analysis.Diagnostic{}, false
+		return analysis.Diagnostic{}, "", false
 	}
 	if st.rootCalls == nil {
 		st.rootCalls = make(map[rootCall]bool)
@@ -75,7 +75,34 @@ func (st *state) checkMakesRoot(cfg Config, cur inspector.Cursor, call *ast.Call
 		Pos: call.Pos(), End: call.End(),
 		Message: fmt.Sprintf("%s: called here with %s in reach, that work keeps running after %s's deadline passes or it is canceled; give %s a context parameter and pass %s",
 			runs, reach.Expr, reach.Expr, name, reach.Expr),
-	}, true
+	}, m.Pkg + ":" + m.At, true
+}
+
+// maxRootSites bounds the related positions of one root's finding.
+const maxRootSites = 10
+
+// addRootFinding records d, a checkMakesRoot finding at call of a function
+// that reaches the root context made at key. The first
+// call in the package that reaches a root context is the finding; later
+// calls reaching the same root (the same place in the same callee) are
+// related positions of it: one root, one finding, however many callers
+// reach it. (Each call could take a context parameter, but the chain
+// down to the root is one fix.)
+func (st *state) addRootFinding(d analysis.Diagnostic, key string, call *ast.CallExpr) {
+	if first := st.rootAt[key]; first != nil {
+		if len(first.Related) < maxRootSites {
+			first.Related = append(first.Related, analysis.RelatedInformation{
+				Pos: call.Pos(), End: call.End(),
+				Message: "also called here with a context in reach",
+			})
+		}
+		return
+	}
+	if st.rootAt == nil {
+		st.rootAt = make(map[string]*analysis.Diagnostic)
+	}
+	st.rootAt[key] = &d
+	st.rootFindings = append(st.rootFindings, &d)
 }
 
 type rootCall struct {

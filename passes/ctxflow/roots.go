@@ -19,7 +19,9 @@ import (
 // or a context derived only from one), or a request made without a
 // context, to a call that runs work under it (one whose error may carry
 // the context's cancellation: not a constructor like NewRequestWithContext,
-// not a values-only use), or it calls a function with this fact. Called where a caller's context is in
+// not a values-only use), or it calls a function with this fact. A root
+// bounded by its own deadline (context.WithTimeout(context.Background(),
+// d)) does not earn it: the function chose how long its work may run. Called where a caller's context is in
 // reach, it cuts that context off: the work it does keeps running after
 // the caller's deadline or cancellation (contextcheck's transitive rule).
 type MakesRoot struct {
@@ -152,6 +154,13 @@ func (r *Result) bodyEvents(body *ast.BlockStmt) []rootEvent {
 					continue
 				}
 				if !analysisutil.IsContext(r.info.TypeOf(arg)) {
+					continue
+				}
+				if r.DeadlineOnly(arg) {
+					// context.WithTimeout(context.Background(), d): the
+					// callee bounds the work by a deadline of its own
+					// choosing, a deliberate lifetime (the direct rule
+					// still reports it where a context is in reach).
 					continue
 				}
 				if root := r.rootOf(arg, 0); root != nil {

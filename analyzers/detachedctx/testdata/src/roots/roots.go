@@ -15,11 +15,12 @@ func syncAll() { sync() }
 
 func Handle(ctx context.Context) error {
 	sync()           // want `sync takes no context and runs its work under context.TODO\(\) \(roots.go:12\): called here with ctx in reach, that work keeps running after ctx's deadline passes or it is canceled`
-	syncAll()        // want `syncAll takes no context and calls sync, which runs its work under context.TODO\(\)`
+	syncAll()        // the same root as sync's: a related position of the finding above
 	lib.Refresh()    // want `Refresh takes no context and calls Warm, which runs its work under context.Background\(\) \(lib.go:14\)`
 	defer sync()     // cleanup after the work
 	go lib.Warm("x") // its own goroutine
 	lib.Later("y")
+	lib.WarmBounded("z") // bounded by its own deadline
 	_ = lib.Describe()
 	req, err := lib.NewRequest("http://x")
 	if err != nil {
@@ -27,6 +28,17 @@ func Handle(ctx context.Context) error {
 	}
 	_, err = http.DefaultClient.Do(req.WithContext(ctx))
 	return err
+}
+
+func flush() { get(context.Background()) }
+
+func flushAll() { flush() }
+
+// Refresh reaches flush's root through flushAll: the chain is named.
+func Refresh(ctx context.Context) error {
+	flushAll() // want `flushAll takes no context and calls flush, which runs its work under context.Background\(\)`
+	flush()    // the same root: a related position of the finding above
+	return ctx.Err()
 }
 
 // NoContext has none in reach: nothing to cut off.

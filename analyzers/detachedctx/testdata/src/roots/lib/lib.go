@@ -11,6 +11,15 @@ func load(ctx context.Context, key string) (string, error) { return key, ctx.Err
 
 // Warm runs its work under a root of its own.
 func Warm(key string) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := load(ctx, key)
+	return err
+}
+
+// WarmBounded bounds its work by a deadline of its own: a lifetime it
+// chose, not a context it lost.
+func WarmBounded(key string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err := load(ctx, key)
