@@ -57,7 +57,7 @@ func (st *state) checkContextless(cfg Config, cur inspector.Cursor, call *ast.Ca
 		// context is attached before the value does its work.
 		return analysis.Diagnostic{}, false
 	}
-	if st.resultKept(cur, call) {
+	if !form.CallOnly && st.resultKept(cur, call) {
 		// c.cmd = exec.Command(...): the value belongs to a longer-lived
 		// owner (a subprocess the object manages), not to this call.
 		return analysis.Diagnostic{}, false

@@ -35,7 +35,9 @@
 // would carry values only: slog.Info), calls in a deferred statement,
 // calls whose value is stored in a field or composite (c.cmd =
 // exec.Command(...): a subprocess the object manages, meant to outlive the
-// call), and calls in main and init.
+// call; not for a dial, whose context bounds only the dial, so a kept
+// connection was still dialed without the caller's context), and calls in
+// main and init.
 //
 // It also reports, where a caller's context (a parameter, or a request's)
 // is in reach, a call of a function of the module that takes no context

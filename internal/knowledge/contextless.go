@@ -12,6 +12,11 @@ type ContextForm struct {
 	// Rename with the context first, then Args in place of the call's
 	// arguments (%s stands for them).
 	Rename, Args string
+	// CallOnly says the context form's context bounds only the call
+	// itself, not the value it returns (DialContext: once connected, the
+	// context's end does not affect the connection), so a result kept by a
+	// longer-lived owner does not make the call part of the owner's life.
+	CallOnly bool
 }
 
 // contextless maps "pkg.Func" and "pkg.Type.Method" to the context form of
@@ -25,8 +30,8 @@ var contextless = map[string]ContextForm{
 	"net/http.Client.Head":     {Advice: "http.NewRequestWithContext(ctx, http.MethodHead, url, nil) and Client.Do"},
 	"net/http.Client.Post":     {Advice: "http.NewRequestWithContext(ctx, http.MethodPost, url, body) and Client.Do"},
 	"net/http.Client.PostForm": {Advice: "http.NewRequestWithContext(ctx, http.MethodPost, url, body) and Client.Do"},
-	"net.Dial":                 {Advice: "(&net.Dialer{}).DialContext(ctx, network, address)"},
-	"net.DialTimeout":          {Advice: "(&net.Dialer{Timeout: timeout}).DialContext(ctx, network, address)"},
+	"net.Dial":                 {Advice: "(&net.Dialer{}).DialContext(ctx, network, address)", CallOnly: true},
+	"net.DialTimeout":          {Advice: "(&net.Dialer{Timeout: timeout}).DialContext(ctx, network, address)", CallOnly: true},
 	"net.LookupHost":           {Advice: "net.DefaultResolver.LookupHost(ctx, host)"},
 	"net.LookupAddr":           {Advice: "net.DefaultResolver.LookupAddr(ctx, addr)"},
 	"net.LookupCNAME":          {Advice: "net.DefaultResolver.LookupCNAME(ctx, host)"},

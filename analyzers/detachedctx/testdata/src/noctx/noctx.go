@@ -130,3 +130,24 @@ func buildLate(ctx context.Context, c *http.Client, url string) (*http.Response,
 	req = req.WithContext(ctx)
 	return c.Do(req)
 }
+
+// A connection kept by its owner: the dial still ignores the caller's
+// context (a dial's context bounds only the dial).
+type wsConn struct {
+	addr string
+	conn net.Conn
+}
+
+func (c *wsConn) connect(ctx context.Context) error {
+	conn, err := net.DialTimeout("tcp", c.addr, time.Second) // want `net.DialTimeout takes no context although ctx is in reach`
+	if err != nil {
+		return err
+	}
+	c.conn = conn
+	return ctx.Err()
+}
+
+func (c *wsConn) connectStored(ctx context.Context) (err error) {
+	c.conn, err = net.Dial("tcp", c.addr) // want `net.Dial takes no context although ctx is in reach`
+	return err
+}
