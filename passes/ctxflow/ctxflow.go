@@ -271,7 +271,7 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 		for _, rs := range returns {
-			if r.local[rs.fn.Obj] || !rs.carries(r) {
+			if r.local[rs.fn.Obj] || !receivesCancel(rs.fn) || !rs.carries(r) {
 				continue
 			}
 			r.local[rs.fn.Obj] = true
@@ -299,6 +299,71 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	r.computeRoots(pass)
 	return r, nil
+}
+
+// receivesCancel reports whether a caller's cancellation can reach f's
+// errors: f takes a context or request, its receiver holds a context, or a
+// parameter can bring one in (a function value that may capture the
+// caller's context, an interface or a struct with a context field or a
+// Context method). A function with none of these runs only under contexts
+// it makes itself: its errors may carry its own timeouts, which are
+// failures like any other, never the caller's cancellation, so it does not
+// carry cancellation to its callers.
+func receivesCancel(f *Func) bool {
+	if f.HasContext() || analysisutil.TakesContext(f.Sig) {
+		return true
+	}
+	params := f.Sig.Params()
+	for i := range params.Len() {
+		if mayBringContext(params.At(i).Type()) {
+			return true
+		}
+	}
+	if rv := f.Sig.Recv(); rv != nil && hasContextInside(rv.Type()) {
+		return true
+	}
+	return false
+}
+
+// mayBringContext reports whether a value of type t can carry a context
+// into the function it is passed to.
+func mayBringContext(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Signature:
+		return true
+	case *types.Interface:
+		return !analysisutil.IsError(t) && u.NumMethods() > 0
+	case *types.Slice:
+		return mayBringContext(u.Elem())
+	}
+	return hasContextInside(t)
+}
+
+// hasContextInside reports whether t (or what it points to) is a struct
+// with a context.Context or *http.Request field, or a type with a
+// Context() method.
+func hasContextInside(t types.Type) bool {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, "Context"); obj != nil {
+		if fn, ok := obj.(*types.Func); ok {
+			if sig := fn.Type().(*types.Signature); sig.Params().Len() == 0 && sig.Results().Len() == 1 && analysisutil.IsContext(sig.Results().At(0).Type()) {
+				return true
+			}
+		}
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		ft := st.Field(i).Type()
+		if analysisutil.IsContext(ft) || analysisutil.IsHTTPRequest(ft) {
+			return true
+		}
+	}
+	return false
 }
 
 type returnSite struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"log"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	"store"
@@ -379,4 +380,33 @@ func indexLogged(ctx context.Context, roots []string) {
 		}
 		log.Print(p)
 	}
+}
+
+// ownTimeout runs its work under a deadline of its own: its error can be
+// that timeout, never its callers' cancellation.
+func ownTimeout(k string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return store.Put(ctx, k, "v")
+}
+
+// dropsOwnTimeout drops an error that cannot be ctx's cancellation: ctx
+// never reaches ownTimeout.
+func dropsOwnTimeout(ctx context.Context, keys []string) (int, error) {
+	n := 0
+	for _, k := range keys {
+		_ = ownTimeout(k)
+		n++
+	}
+	return n, store.Put(ctx, "count", "n")
+}
+
+// dropsBound drops an error that can be ctx's cancellation.
+func dropsBound(ctx context.Context, keys []string) (int, error) {
+	n := 0
+	for _, k := range keys {
+		_ = store.Put(ctx, k, "v") // want `may carry the cancellation of ctx`
+		n++
+	}
+	return n, nil
 }
