@@ -17,6 +17,10 @@
 //     places and one fix for all of them);
 //   - errors.New(err.Error()), fmt.Errorf(err.Error()),
 //     errors.New("op: " + err.Error()) and errors.New(fmt.Sprintf("op: %v", err));
+//     and the same through local text: a string, a slice of strings or a
+//     strings.Builder given err.Error() or a formatting of err (`msgs =
+//     append(msgs, name+": "+err.Error())`, then `fmt.Errorf("%d failed:
+//     %s", n, strings.Join(msgs, "; "))` with no %w, or `errors.New(msg)`);
 //   - a new error or sentinel returned from `case <-ctx.Done():` or after
 //     `ctx.Err() != nil`, in place of the context's error; and a new error
 //     (errors.New, fmt.Errorf without %w, an error struct literal) or a

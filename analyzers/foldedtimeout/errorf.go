@@ -113,6 +113,23 @@ func (s *state) checkErrorf(cur inspector.Cursor, call *ast.CallExpr) {
 		}
 	}
 	folds = slices.DeleteFunc(folds, func(f fold) bool { return wrapped[types.ExprString(f.carrier)] })
+	if len(folds) == 0 && wraps == 0 {
+		// fmt.Errorf("%d steps failed: %s", n, strings.Join(msgs, "; ")),
+		// msgs holding err.Error(): the text alone reaches the new error.
+		for _, sp := range spans {
+			if sp.arg < 0 || sp.arg >= len(call.Args)-1 || strings.IndexByte("vsq", sp.verb) < 0 {
+				continue
+			}
+			arg := call.Args[1+sp.arg]
+			if _, errCall := s.carrierOf(arg); errCall {
+				continue
+			}
+			if c := s.textOf(arg); c != nil {
+				s.reportText(cur, call, arg, c)
+				return
+			}
+		}
+	}
 	if len(folds) == 0 || !s.propagated(cur) || s.cancelHandledBefore(cur) || s.wrapsContextErr(call, spans) {
 		return
 	}
@@ -195,7 +212,14 @@ func (s *state) checkStringified(cur inspector.Cursor, call *ast.CallExpr) {
 			}
 		}
 	}
-	if carrier == nil || !s.propagated(cur) || s.cancelHandledBefore(cur) {
+	if carrier == nil {
+		// errors.New(msg), msg built from err.Error() on the way.
+		if c := s.textOf(arg); c != nil {
+			s.reportText(cur, call, arg, c)
+		}
+		return
+	}
+	if !s.propagated(cur) || s.cancelHandledBefore(cur) {
 		return
 	}
 	d := analysis.Diagnostic{
@@ -266,6 +290,22 @@ func (s *state) checkStringified(cur inspector.Cursor, call *ast.CallExpr) {
 		}}
 	}
 	s.rep.Report(d)
+}
+
+// reportText reports call, a new error made from arg, which holds the text
+// of carrier (through local strings, string slices or builders). There is
+// no fix: the errors behind the text must be kept as errors (collected and
+// joined with errors.Join, or wrapped with %w).
+func (s *state) reportText(cur inspector.Cursor, call *ast.CallExpr, arg, carrier ast.Expr) {
+	if !s.propagated(cur) || s.cancelHandledBefore(cur) {
+		return
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos: arg.Pos(),
+		End: arg.End(),
+		Message: fmt.Sprintf("%s builds a new error from %s, which holds the text of %s: the cancellation %s may carry is lost, and errors.Is(err, context.Canceled) is false for callers; keep the errors (errors.Join, %%w)",
+			types.ExprString(call.Fun), types.ExprString(arg), types.ExprString(carrier), types.ExprString(carrier)),
+	})
 }
 
 // checkSwappedIs reports errors.Is(context.Canceled, err): the arguments

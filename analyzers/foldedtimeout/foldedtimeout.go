@@ -60,6 +60,23 @@ type state struct {
 	// finding), in source order.
 	folds     map[*ctxflow.Func][]analysis.Diagnostic
 	foldOrder []*ctxflow.Func
+	// ins and text: the variables holding a carrier's text, computed on
+	// first use (textOf).
+	ins  *inspector.Inspector
+	text *carrierText
+}
+
+// textOf returns the carrier whose text the non-error expression e holds
+// (a string built from err.Error() or a formatting of err, directly or
+// through local variables), or nil.
+func (s *state) textOf(e ast.Expr) ast.Expr {
+	if analysisutil.IsError(s.info.TypeOf(e)) {
+		return nil
+	}
+	if s.text == nil {
+		s.text = s.computeCarrierText(s.ins)
+	}
+	return s.text.of(e)
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -79,6 +96,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	s.rep = analysisutil.NewReporter(pass)
 	s.rt = res.ImportsRuntime()
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	s.ins = ins
 	filter := []ast.Node{
 		(*ast.CallExpr)(nil), (*ast.CompositeLit)(nil), (*ast.BinaryExpr)(nil),
 		(*ast.SwitchStmt)(nil), (*ast.CommClause)(nil), (*ast.IfStmt)(nil),
