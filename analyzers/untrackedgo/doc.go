@@ -36,7 +36,9 @@
 //   - the owner can return, on some path from the `go` statement, without a
 //     join event (control flow from ctrlflow; a loop with the same rounds
 //     as the loop that started the goroutines, `range xs` or `i < n`, runs
-//     at least once);
+//     at least once; a local flag set to true before the `go` statement and
+//     never cleared, `started = true`, stays true, so `if !started {
+//     return }` is not such a path: passes/flow's SetFlags);
 //   - for context uses and loops: the goroutine is not bound, the owner is
 //     not long-lived, and the owner is not main or init; for context uses,
 //     the goroutine is not started by an accept or dispatch loop (`for {}`,

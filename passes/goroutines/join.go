@@ -207,7 +207,8 @@ func (a *analysis) classify(g *Goroutine) {
 	if !ok {
 		return
 	}
-	if exit, ok := o.graph.ExitAvoidingEdges(p.Next(), event, a.sameCollection(g)); ok {
+	edges := bothEdges(a.sameCollection(g), flow.SetFlags(a.info, o.fn.Body, g.Start))
+	if exit, ok := o.graph.ExitAvoidingEdges(p.Next(), event, edges); ok {
 		if exit.Return != nil {
 			g.Unjoined = exit.Return
 		}
@@ -296,6 +297,18 @@ func (a *analysis) future(g *Goroutine, local map[types.Object]bool) bool {
 		return true
 	})
 	return tail
+}
+
+// bothEdges returns the edge filter that admits the edges both filters
+// admit (a nil filter admits every edge).
+func bothEdges(f, g func(*cfg.Block, int) bool) func(*cfg.Block, int) bool {
+	switch {
+	case f == nil:
+		return g
+	case g == nil:
+		return f
+	}
+	return func(b *cfg.Block, i int) bool { return f(b, i) && g(b, i) }
 }
 
 // sameCollection returns the edge filter of the owner's graph under which a

@@ -1,0 +1,74 @@
+package a
+
+import "sync"
+
+type transfer struct {
+	limited bool
+	size    int
+}
+
+func update(t transfer) { _ = t.size }
+
+// checkLimited returns early only when no goroutine started: the flag is
+// set beside every wg.Add.
+func checkLimited(ts []transfer) {
+	var wg sync.WaitGroup
+	started := false
+	for _, t := range ts {
+		if t.limited {
+			started = true
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				update(t)
+			}()
+		}
+	}
+	if !started {
+		return
+	}
+	wg.Wait()
+}
+
+// checkLimitedWrongFlag tests a flag that is not set beside the goroutine.
+func checkLimitedWrongFlag(ts []transfer, verbose bool) {
+	var wg sync.WaitGroup
+	any := false
+	for _, t := range ts {
+		any = true
+		if t.limited {
+			wg.Add(1)
+			go func() { // want `goroutine counted in wg outlives checkLimitedWrongFlag, which can return without wg.Wait`
+				defer wg.Done()
+				update(t)
+			}()
+		}
+	}
+	if any && !verbose {
+		return
+	}
+	wg.Wait()
+}
+
+// checkLimitedReset clears the flag again: not a flag that stays set.
+func checkLimitedReset(ts []transfer) {
+	var wg sync.WaitGroup
+	started := false
+	for _, t := range ts {
+		if t.limited {
+			started = true
+			wg.Add(1)
+			go func() { // want `goroutine counted in wg outlives checkLimitedReset, which can return without wg.Wait`
+				defer wg.Done()
+				update(t)
+			}()
+		}
+		if t.size == 0 {
+			started = false
+		}
+	}
+	if !started {
+		return
+	}
+	wg.Wait()
+}
