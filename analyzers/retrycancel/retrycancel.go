@@ -120,6 +120,9 @@ type loop struct {
 	bound        []*ast.CallExpr // context-bound calls with an error result
 	sleeps       []sleep
 	retryErr     ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
+	// deadline is a timer channel made before the loop whose receive leaves
+	// it: the loop ends when it fires.
+	deadline ast.Expr
 	// stopOnly is a field channel whose receive leaves the loop while its
 	// attempts run under the caller's context (otherLifetime).
 	stopOnly ast.Expr
@@ -525,6 +528,9 @@ func (l *loop) until() string {
 	if l.stopOnly != nil {
 		return "until " + types.ExprString(l.stopOnly) + " is closed"
 	}
+	if l.deadline != nil {
+		return "until " + types.ExprString(l.deadline) + " fires"
+	}
 	switch s := l.stmt.(type) {
 	case *ast.ForStmt:
 		if s.Cond == nil {
@@ -691,6 +697,14 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 			}
 		case *ast.CommClause:
 			if n.Comm != nil {
+				if ch := analysisutil.Received(n.Comm); ch != nil && l.deadline == nil && isTimeChan(st.info.TypeOf(ch)) &&
+					analysisutil.Leaves(st.info, n.Body) {
+					if obj := rootOf(st.info, ch); obj != nil && !inside(obj.Pos(), l.stmt) {
+						// timeout := time.After(5 * time.Second) before the
+						// loop, case <-timeout: return: the loop ends by then.
+						l.deadline = ch
+					}
+				}
 				l.comms = append(l.comms, n)
 				if id, ok := ast.Unparen(analysisutil.Received(n.Comm)).(*ast.Ident); ok && st.res.DoneContext(n.Comm) != nil {
 					// done := ctx.Done(); ... case <-done: a look at the
@@ -909,6 +923,21 @@ func (st *state) sleepStmt(s *ast.ExprStmt) (sleep, bool) {
 		}
 	}
 	return sleep{}, false
+}
+
+// rootOf returns the variable an access path starts with: timeout in
+// timeout, t in t.C.
+func rootOf(info *types.Info, e ast.Expr) types.Object {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return info.Uses[x]
+		case *ast.SelectorExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
 }
 
 func isTimeChan(t types.Type) bool {

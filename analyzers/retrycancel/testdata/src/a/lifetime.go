@@ -86,3 +86,24 @@ func (c *streamClient) appendLocalDone(ctx context.Context, recs []string) error
 		}
 	}
 }
+
+type tracker struct {
+	pending map[string]bool
+}
+
+// waitPublished polls until its own timeout: bounded, but blind to ctx
+// until then.
+func (t *tracker) waitPublished(ctx context.Context, id string) error {
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case <-timeout:
+			return errors.New("not published in time")
+		default:
+			if t.pending[id] {
+				return nil
+			}
+			time.Sleep(50 * time.Millisecond) // want `time.Sleep ignores ctx and the loop never checks it: once ctx is canceled this retry loop keeps sleeping and trying again until timeout fires`
+		}
+	}
+}
