@@ -32,7 +32,9 @@
 //     variable of the owner it writes (the result is lost and races); the
 //     owner's context or one derived from it (canceled by the caller once
 //     the owner returns), unless the goroutine only watches it; or it is
-//     started for each element of a finite collection loop;
+//     started for each element of a finite collection loop (one the loop
+//     can go round again after: a start followed on every path by a return
+//     or a break out of the loop is one goroutine, not one per element);
 //   - the owner can return, on some path from the `go` statement, without a
 //     join event (control flow from ctrlflow; a loop with the same rounds
 //     as the loop that started the goroutines, `range xs` or `i < n`, runs

@@ -72,6 +72,17 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
+// dropsError reports whether g is `go f(...)` of a function with an error
+// result, which the go statement discards.
+func dropsError(info *types.Info, g *goroutines.Goroutine) bool {
+	gs, ok := g.Start.(*ast.GoStmt)
+	if !ok {
+		return false
+	}
+	sig, ok := info.TypeOf(gs.Call.Fun).Underlying().(*types.Signature)
+	return ok && analysisutil.ErrorResult(sig) >= 0
+}
+
 func unjoined(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic {
 	owner := g.Owner.Name()
 	var msg string
@@ -81,7 +92,11 @@ func unjoined(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic 
 	}
 	switch {
 	case use == nil:
-		msg = fmt.Sprintf("goroutines started for each element of the loop are never waited for: %s returns while they still run and their work and errors are lost", owner)
+		lost := "nobody learns whether they finished or failed"
+		if dropsError(pass.TypesInfo, g) {
+			lost = "the errors they return are lost"
+		}
+		msg = fmt.Sprintf("goroutines started for each element of the loop are never waited for: %s returns while they still run, and %s", owner, lost)
 	case use.Kind == goroutines.UseResponse:
 		msg = fmt.Sprintf("goroutine writes to %s after %s may have returned: the response is finished when the handler returns, so the write is lost or panics", use.Obj.Name(), owner)
 	case use.Kind == goroutines.UseRequest:

@@ -346,6 +346,13 @@ func (g *Graph) ReachesEdges(p Point, target, stop func(ast.Node) bool, edge fun
 	return found, ok
 }
 
+// ReachesBlock reports whether some path from p enters the block target
+// (a loop head: whether control can go round again).
+func (g *Graph) ReachesBlock(p Point, target *cfg.Block) bool {
+	return g.walk(p, func(q Point) (halt, prune bool) { return q.Block == target && q != p, false },
+		func(b *cfg.Block) bool { return b == target && b != p.Block }, nil)
+}
+
 // walk visits the nodes reachable from p in depth-first order, following
 // the edges for which edge holds (all when nil); visit may halt the walk or
 // prune the path at a node; atEnd is asked, after a block's last node was

@@ -133,7 +133,7 @@ func (a *analysis) classify(g *Goroutine) {
 		}
 	}
 	if len(reasons) == 0 && isCollectionLoop(a.info, g.Loop) && !g.Bound && !exempt &&
-		(g.Lit != nil || g.Callee != nil) && !a.inTestFile(g.Start.Pos()) {
+		(g.Lit != nil || g.Callee != nil) && !a.inTestFile(g.Start.Pos()) && a.goesRound(o, g) {
 		loopRule = true
 	}
 	if len(reasons) == 0 && !loopRule {
@@ -297,6 +297,21 @@ func (a *analysis) future(g *Goroutine, local map[types.Object]bool) bool {
 		return true
 	})
 	return tail
+}
+
+// goesRound reports whether the loop that started g can go round again
+// after the go statement: one that every path leaves right after the start
+// (`go notify(x); return`) starts one goroutine, not one per element.
+func (a *analysis) goesRound(o *owner, g *Goroutine) bool {
+	p, ok := o.graph.Locate(g.Start)
+	if !ok {
+		return true
+	}
+	head := o.graph.LoopHead(g.Loop)
+	if head == nil {
+		return true
+	}
+	return o.graph.ReachesBlock(p.Next(), head)
 }
 
 // bothEdges returns the edge filter that admits the edges both filters

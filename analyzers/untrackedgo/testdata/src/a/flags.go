@@ -72,3 +72,24 @@ func checkLimitedReset(ts []transfer) {
 	}
 	wg.Wait()
 }
+
+func notify(name string) error { return nil }
+
+// notifyFirst starts one goroutine and leaves the loop: not one per
+// element.
+func notifyFirst(names []string) string {
+	for _, n := range names {
+		if n != "" {
+			go notify(n)
+			return n
+		}
+	}
+	return ""
+}
+
+// notifyAll starts one per element, and drops each one's error.
+func notifyAll(names []string) {
+	for _, n := range names {
+		go notify(n) // want `goroutines started for each element of the loop are never waited for: notifyAll returns while they still run, and the errors they return are lost`
+	}
+}
