@@ -7,6 +7,7 @@ import (
 	"go/types"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ownership"
@@ -89,7 +90,20 @@ func (l *lease) deferredInLoop(loop ast.Stmt) *ast.DeferStmt {
 	if !ok1 || !ok2 {
 		return nil
 	}
-	if _, again := g.Reaches(at.Next(), func(n ast.Node) bool { return n == acq.Node() }, nil); !again {
+	// A round that gets there only after Next returned false (rows
+	// iterated to their end, which closes them) holds nothing any more.
+	var closed func(*cfg.Block, int) bool
+	if l.kind().NextCloses {
+		info := l.f.info()
+		closed = func(b *cfg.Block, i int) bool {
+			if len(b.Succs) != 2 || len(b.Nodes) == 0 {
+				return true
+			}
+			cond, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+			return !ok || !isNextCall(info, cond, l.objs, i == 0)
+		}
+	}
+	if _, again := g.ReachesEdges(at.Next(), func(n ast.Node) bool { return n == acq.Node() }, nil, closed); !again {
 		return nil
 	}
 	return ds

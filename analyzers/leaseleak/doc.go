@@ -38,7 +38,8 @@
 //
 // Two more shapes of the same leak: a lease acquired in a loop and
 // released only by a defer in the loop's body (not in a literal called per
-// round), when a round can come back to the acquisition: the deferred call
+// round), when a round can come back to the acquisition still holding it
+// (rows iterated until Next returns false are closed by then): the deferred call
 // runs when the function returns, so every round keeps its file, body or
 // connection until then (cancel functions and timers only in loops that
 // are neither counted nor ranges over a collection, where they pile up
