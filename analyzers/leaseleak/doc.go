@@ -110,8 +110,10 @@
 // back (delete(m, k) on the same map and key, or x.f = nil on the same
 // field): the registration lasts only for the function's run, so a return
 // that skips the release leaves the entry and the lease behind. Paths on which the acquisition failed (its error is not nil, or
-// the lease is nil, including predicates such as os.IsNotExist(err)) need
-// no release; nor do paths on which rows.Next() returned false, which closes
+// the lease is nil, including predicates such as os.IsNotExist(err), or,
+// for a comma-ok acquisition with no error result, `conn, ok :=
+// u.Upgrade(w, r)`, ok is false, checked against the callee's returns when
+// it is in the package: each false comes with a nil lease) need no release; nor do paths on which rows.Next() returned false, which closes
 // the rows, or on which the response body was read to its end with
 // io.ReadAll or io.Copy, which gives the connection back. A condition that
 // held at the acquisition and reads only variables that never change is

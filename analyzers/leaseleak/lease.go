@@ -27,7 +27,10 @@ type lease struct {
 	id     *ast.Ident // the variable
 	obj    types.Object
 	errObj types.Object
-	objs   map[types.Object]bool // obj and its aliases
+	// okObj is the bool result of a comma-ok acquisition (conn, ok :=
+	// u.Upgrade(w, r)) that reports failure with a nil lease (okFailed).
+	okObj types.Object
+	objs  map[types.Object]bool // obj and its aliases
 }
 
 func (l *lease) kind() *ownership.Kind { return l.acq.Kind }
@@ -158,7 +161,7 @@ func (l *lease) check() {
 		},
 		assignsErr: func(n ast.Node) bool { return assigns(info, n, l.errObj) },
 		failed: func(cond ast.Expr, truth bool) bool {
-			return impliesFailed(info, cond, truth, l.errObj, l.objs)
+			return impliesFailed(info, cond, truth, l.errObj, l.objs) || okFailed(info, cond, truth, l.okObj)
 		},
 		released: func(cond ast.Expr, truth bool) bool {
 			return l.kind().NextCloses && isNextCall(info, cond, l.objs, truth)

@@ -298,6 +298,9 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 	if l.obj == nil {
 		return
 	}
+	if a.Err < 0 {
+		l.okObj = okResult(f.info(), f.s.pass.Pkg, f.s.pass.Files, call, lhs, a.Index)
+	}
 	l.check()
 }
 

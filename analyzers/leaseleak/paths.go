@@ -186,6 +186,97 @@ func isBool(info *types.Info, e ast.Expr) bool {
 
 // impliesFailed reports whether cond having value truth implies that the
 // acquisition failed: its error is not nil, or the lease is nil.
+// okFailed reports whether cond, being truth, says the comma-ok acquisition
+// whose bool is ok failed: `!ok` true, `ok` false.
+func okFailed(info *types.Info, cond ast.Expr, truth bool, ok types.Object) bool {
+	if ok == nil {
+		return false
+	}
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.Ident:
+		return info.Uses[c] == ok && !truth
+	case *ast.UnaryExpr:
+		return c.Op == token.NOT && okFailed(info, c.X, !truth, ok)
+	case *ast.BinaryExpr:
+		switch c.Op {
+		case token.LAND:
+			if truth {
+				return okFailed(info, c.X, true, ok) || okFailed(info, c.Y, true, ok)
+			}
+			return okFailed(info, c.X, false, ok) && okFailed(info, c.Y, false, ok)
+		case token.LOR:
+			if truth {
+				return okFailed(info, c.X, true, ok) && okFailed(info, c.Y, true, ok)
+			}
+			return okFailed(info, c.X, false, ok) || okFailed(info, c.Y, false, ok)
+		}
+	}
+	return false
+}
+
+// okResult returns the variable given the last result of call, a bool, when
+// the acquisition has no error result and a false there means no lease: the
+// comma-ok convention, checked against the callee's body when it is in this
+// package (every return of a false bool returns nil for the lease), and
+// taken on trust for callees elsewhere.
+func okResult(info *types.Info, pkg *types.Package, files []*ast.File, call *ast.CallExpr, lhs []ast.Expr, leaseIdx int) types.Object {
+	tup, ok := info.TypeOf(call).(*types.Tuple)
+	if !ok || tup.Len() < 2 || len(lhs) != tup.Len() {
+		return nil
+	}
+	last := tup.Len() - 1
+	if b, ok := tup.At(last).Type().Underlying().(*types.Basic); !ok || b.Kind() != types.Bool || leaseIdx == last {
+		return nil
+	}
+	id, ok := ast.Unparen(lhs[last]).(*ast.Ident)
+	if !ok || id.Name == "_" {
+		return nil
+	}
+	if fn := analysisutil.Callee(info, call); fn != nil && fn.Pkg() == pkg {
+		if decl := funcDecl(info, files, fn); decl != nil && !nilWhenFalse(info, decl, leaseIdx, last) {
+			return nil
+		}
+	}
+	return info.ObjectOf(id)
+}
+
+// funcDecl returns the declaration of fn among files.
+func funcDecl(info *types.Info, files []*ast.File, fn *types.Func) *ast.FuncDecl {
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && info.Defs[fd.Name] == fn.Origin() {
+				return fd
+			}
+		}
+	}
+	return nil
+}
+
+// nilWhenFalse reports whether every return of decl that gives a false
+// bool at okIdx gives nil at leaseIdx.
+func nilWhenFalse(info *types.Info, decl *ast.FuncDecl, leaseIdx, okIdx int) bool {
+	good := true
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) <= okIdx || len(n.Results) <= leaseIdx {
+				return true
+			}
+			if id, ok := ast.Unparen(n.Results[okIdx]).(*ast.Ident); ok {
+				if c, ok := info.Uses[id].(*types.Const); ok && c.Name() == "false" {
+					if tv, ok := info.Types[n.Results[leaseIdx]]; !ok || !tv.IsNil() {
+						good = false
+					}
+				}
+			}
+		}
+		return good
+	})
+	return good
+}
+
 func impliesFailed(info *types.Info, cond ast.Expr, truth bool, errObj types.Object, objs map[types.Object]bool) bool {
 	is := func(e ast.Expr, want func(types.Object) bool) bool {
 		id, ok := ast.Unparen(e).(*ast.Ident)
