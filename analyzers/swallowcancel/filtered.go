@@ -56,7 +56,10 @@ func (s *state) checkFiltered(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfSt
 		return true
 	}
 	var fixes []analysis.SuggestedFix
-	if !s.lastImportUse(excl) {
+	if _, negated := ast.Unparen(excl).(*ast.UnaryExpr); negated && !s.lastImportUse(excl) {
+		// (err != context.Canceled is foldedtimeout's to fix first: it
+		// becomes !errors.Is(err, context.Canceled), and this fix then
+		// applies in the next round.)
 		// Keep `err != nil` alone: the failure branch then returns the
 		// cancellation like any other failure.
 		fixes = []analysis.SuggestedFix{{

@@ -233,6 +233,8 @@ func checkFixes(t *testing.T, bin string, s scratch) {
 		orig := snapshot(t, s.dir)
 		if out, err := s.run(t, "vet", "-vettool="+bin, "-fix", "./..."); err != nil && bytes.Contains(out, []byte("conflict")) {
 			t.Errorf("%s: round %d: go vet -fix reported conflicting fixes:\n%s", s.name, round, out)
+		} else if err != nil && bytes.Contains(out, []byte("fix")) {
+			t.Logf("%s: round %d: go vet -fix: %s", s.name, round, firstLines(out, 5))
 		}
 		changed := 0
 		for f, h := range snapshot(t, s.dir) {
@@ -546,4 +548,13 @@ func TestFixSoundness(t *testing.T) {
 			t.Run(tree.check+"/"+filepath.Base(s.dir), func(t *testing.T) { checkFixes(t, bin, s) })
 		}
 	})
+}
+
+// firstLines returns the first n lines of out, for logs.
+func firstLines(out []byte, n int) string {
+	lines := bytes.SplitN(out, []byte("\n"), n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
 }
