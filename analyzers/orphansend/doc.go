@@ -29,6 +29,16 @@
 // the fix gives the channel a buffer of 1. A stream that the goroutine
 // closes, and a send that selects on a context, are not futures.
 //
+// And a blind stream: a function with a context parameter (or request)
+// that makes a channel, returns it, and feeds it from one goroutine whose
+// sends in a loop sit outside any select. A caller that stops receiving
+// before the stream ends (it returned on its own ctx.Done(), or broke out
+// of its range on the value it wanted) leaves the producer blocked on its
+// next send forever; the fix wraps the send in a select that returns once
+// the context is done (callers cancel it when they stop). Functions with
+// no context to watch, and channels the function itself receives from,
+// are not streams.
+//
 // Bad:
 //
 //	func fetch(ctx context.Context, url string) (*Page, error) {

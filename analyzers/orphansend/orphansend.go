@@ -43,7 +43,7 @@ type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
-	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 {
+	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 && len(res.Streams) == 0 {
 		return analysisutil.NothingToReport(pass), nil
 	}
 	flow := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
@@ -56,6 +56,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	for _, f := range res.Futures {
 		rep.Report(futureDiagnostic(f))
+	}
+	for _, st := range res.Streams {
+		rep.Report(streamDiagnostic(pass, flow, st))
 	}
 	rep.Finish()
 	return nil, nil
@@ -327,5 +330,43 @@ func futureDiagnostic(f *goroutines.Future) analysis.Diagnostic {
 		edit = analysis.TextEdit{Pos: f.Make.Args[1].Pos(), End: f.Make.Args[1].End(), NewText: []byte("1")}
 	}
 	d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Give the channel a buffer of 1", TextEdits: []analysis.TextEdit{edit}}}
+	return d
+}
+
+// streamDiagnostic reports the blind send of a stream: a channel its owner
+// returns, fed in a loop by a goroutine that watches nothing while it
+// waits for a receiver. The fix wraps the send in a select that returns
+// from the goroutine once the owner's context is done.
+func streamDiagnostic(pass *analysis.Pass, flow *ctxflow.Result, st *goroutines.Stream) analysis.Diagnostic {
+	owner := st.Owner.Name()
+	name := st.Chan.Name()
+	d := analysis.Diagnostic{
+		Pos: st.Send.Pos(), End: st.Send.End(),
+		Message: fmt.Sprintf("this send on %s, which %s returns to its caller, waits for a receiver with no way out: a caller that stops receiving before the stream ends (on its own %s.Done(), or breaking out of its loop) leaves the goroutine blocked here forever; select on %s.Done() beside the send",
+			name, owner, st.Ctx, st.Ctx),
+		Related: []analysis.RelatedInformation{
+			{Pos: st.Make.Pos(), End: st.Make.End(), Message: name + " is made here"},
+			{Pos: st.Return.Pos(), End: st.Return.End(), Message: owner + " hands it to its caller here"},
+		},
+	}
+	lit := st.Sender.Lit
+	f := flow.FuncOf(lit)
+	if f == nil || lit.Type.Results != nil && len(lit.Type.Results.List) > 0 {
+		return d
+	}
+	ctx := ""
+	for _, c := range f.Contexts {
+		if c.Expr == st.Ctx {
+			ctx = c.Expr
+		}
+	}
+	if ctx == "" {
+		return d
+	}
+	text := fmt.Sprintf("select {\ncase %s:\ncase <-%s.Done():\nreturn\n}", nodeString(pass.Fset, st.Send), ctx)
+	d.SuggestedFixes = []analysis.SuggestedFix{{
+		Message:   "Stop sending once " + ctx + " is done",
+		TextEdits: []analysis.TextEdit{{Pos: st.Send.Pos(), End: st.Send.End(), NewText: []byte(text)}},
+	}}
 	return d
 }

@@ -71,6 +71,9 @@ type Result struct {
 	// Futures lists unbuffered channels handed to the caller that one
 	// goroutine sends a single result on.
 	Futures []*Future
+	// Streams lists channels handed to the caller that one goroutine feeds
+	// in a loop with sends that watch nothing.
+	Streams []*Stream
 }
 
 // Goroutine is one goroutine start.
@@ -257,6 +260,7 @@ func (a *analysis) goroutines() *Result {
 	for _, o := range a.ownersInOrder() {
 		a.orphans(o)
 		a.futures(o)
+		a.streams(o)
 	}
 	for _, g := range a.res.Goroutines {
 		a.classify(g)

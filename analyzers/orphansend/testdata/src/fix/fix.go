@@ -67,3 +67,14 @@ func asyncFix(f func() error) <-chan error {
 	go func() { ch <- f() }() // want `blocks forever once the caller of asyncFix stops waiting`
 	return ch
 }
+
+func ticks(ctx context.Context, n int) <-chan int {
+	ch := make(chan int)
+	go func() {
+		defer close(ch)
+		for i := range n {
+			ch <- i // want `this send on ch, which ticks returns to its caller`
+		}
+	}()
+	return ch
+}

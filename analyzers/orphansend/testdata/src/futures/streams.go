@@ -1,0 +1,81 @@
+package futures
+
+import (
+	"context"
+	"time"
+)
+
+type retrier struct{ base time.Duration }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// attempts feeds attempt numbers with sends that watch nothing.
+func (r *retrier) attempts(ctx context.Context, max int) <-chan int {
+	ch := make(chan int)
+	go func() {
+		defer close(ch)
+		for i := range max {
+			ch <- i // want `this send on ch, which attempts returns to its caller, waits for a receiver with no way out: a caller that stops receiving before the stream ends \(on its own ctx.Done\(\), or breaking out of its loop\) leaves the goroutine blocked here forever`
+			if err := sleep(ctx, r.base<<i); err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// attemptsCtx gives up each send once ctx is done.
+func (r *retrier) attemptsCtx(ctx context.Context, max int) <-chan int {
+	ch := make(chan int)
+	go func() {
+		defer close(ch)
+		for i := range max {
+			select {
+			case ch <- i:
+			case <-ctx.Done():
+				return
+			}
+			if err := sleep(ctx, r.base<<i); err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// lines has no context: nothing to watch, and its callers drain it.
+func lines(text []string) <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		for _, l := range text {
+			ch <- l
+		}
+	}()
+	return ch
+}
+
+// collectAll drains the channel itself: not handed to a caller.
+func collectAll(ctx context.Context, items []string) []string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		for _, it := range items {
+			ch <- it
+		}
+	}()
+	var out []string
+	for s := range ch {
+		out = append(out, s)
+	}
+	return out
+}
