@@ -59,6 +59,8 @@ type state struct {
 	// rootAt indexes them by that place.
 	rootFindings []*analysis.Diagnostic
 	rootAt       map[string]*analysis.Diagnostic
+	// fieldEnds caches neverEnds by context field.
+	fieldEnds map[*types.Var]bool
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {

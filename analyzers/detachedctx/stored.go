@@ -69,10 +69,14 @@ func (st *state) checkStoredContext(cfg Config, cur inspector.Cursor, sel *ast.S
 	}
 	field := types.ExprString(sel)
 	consumer := types.ExprString(fl.call.Fun)
+	until := "runs until " + field + " ends"
+	if st.neverEnds(s.Obj().(*types.Var)) {
+		until = "is never canceled (every value the package stores in " + field + " is a context that cannot end)"
+	}
 	d := analysis.Diagnostic{
 		Pos: sel.Pos(), End: sel.End(),
-		Message: fmt.Sprintf("%s is given its caller's %s but runs %s under the receiver's stored context %s: the call ignores the caller's deadline and cancellation and runs until %s ends",
-			f.Obj.Name(), caller.Expr, consumer, field, field),
+		Message: fmt.Sprintf("%s is given its caller's %s but runs %s under the receiver's stored context %s: the call ignores the caller's deadline and cancellation and %s",
+			f.Obj.Name(), caller.Expr, consumer, field, until),
 	}
 	if st.exprResolves(caller, sel.Pos()) {
 		d.SuggestedFixes = []analysis.SuggestedFix{{
@@ -81,6 +85,46 @@ func (st *state) checkStoredContext(cfg Config, cur inspector.Cursor, sel *ast.S
 		}}
 	}
 	return d, true
+}
+
+// neverEnds reports whether every value the package stores in the context
+// field fld (by assignment or in a composite literal) is one that cannot
+// end: context.Background(), TODO(), WithoutCancel or WithValue of one. A
+// field the package never assigns is not known to.
+func (st *state) neverEnds(fld *types.Var) bool {
+	if v, ok := st.fieldEnds[fld]; ok {
+		return v
+	}
+	info := st.pass.TypesInfo
+	n, roots := 0, 0
+	for c := range st.ins.Root().Preorder((*ast.AssignStmt)(nil), (*ast.KeyValueExpr)(nil)) {
+		switch x := c.Node().(type) {
+		case *ast.AssignStmt:
+			if len(x.Lhs) != len(x.Rhs) {
+				continue
+			}
+			for i, l := range x.Lhs {
+				if sl, ok := ast.Unparen(l).(*ast.SelectorExpr); ok && info.ObjectOf(sl.Sel) == fld {
+					n++
+					if st.res.Detached(x.Rhs[i]) {
+						roots++
+					}
+				}
+			}
+		case *ast.KeyValueExpr:
+			if k, ok := x.Key.(*ast.Ident); ok && info.ObjectOf(k) == fld {
+				n++
+				if st.res.Detached(x.Value) {
+					roots++
+				}
+			}
+		}
+	}
+	if st.fieldEnds == nil {
+		st.fieldEnds = make(map[*types.Var]bool)
+	}
+	st.fieldEnds[fld] = n > 0 && n == roots
+	return st.fieldEnds[fld]
 }
 
 // watches reports whether body looks at the end of the context x itself

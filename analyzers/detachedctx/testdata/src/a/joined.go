@@ -47,7 +47,7 @@ type store struct {
 
 // Get runs its query under the store's lifetime context, not its caller's.
 func (s *store) Get(ctx context.Context, id int) error {
-	return fetchID(s.ctx, id) // want `Get is given its caller's ctx but runs fetchID under the receiver's stored context s.ctx`
+	return fetchID(s.ctx, id) // want `Get is given its caller.s ctx but runs fetchID under the receiver.s stored context s.ctx: the call ignores the caller.s deadline and cancellation and runs until s.ctx ends`
 }
 
 // Run is the store's worker: it lives as long as the store's context.
@@ -78,3 +78,14 @@ func queryBoth(ctx, life context.Context) error { return ctx.Err() }
 // Both hands the callee its caller's context and the stored one: the
 // callee decides what each is for.
 func (s *store) Both(ctx context.Context) error { return queryBoth(ctx, s.ctx) }
+
+// bgStore's context is Background wherever the package sets it.
+type bgStore struct {
+	ctx context.Context
+}
+
+func newBGStore() *bgStore { return &bgStore{ctx: context.Background()} }
+
+func (s *bgStore) Get(ctx context.Context, id int) error {
+	return fetchID(s.ctx, id) // want `Get is given its caller's ctx but runs fetchID under the receiver's stored context s.ctx: the call ignores the caller's deadline and cancellation and is never canceled \(every value the package stores in s.ctx is a context that cannot end\)`
+}
