@@ -17,6 +17,10 @@ import (
 // timeoutWord matches names and messages that say "timeout".
 var timeoutWord = analysisutil.LazyRegexp(`(?i)time[ds]?[ _-]?out|deadline`)
 
+// cancelWord matches names and messages that say "canceled" (or
+// "cancelled"): a sentinel that names the cancellation it stands for.
+var cancelWord = analysisutil.LazyRegexp(`(?i)cancel`)
+
 // checkDoneClause reports `case <-ctx.Done(): return ErrX` where ErrX is a
 // new error or sentinel that does not carry the context's end.
 func (s *state) checkDoneClause(cur inspector.Cursor, cc *ast.CommClause) {
@@ -76,6 +80,12 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 		}
 		timeout := timeoutWord().MatchString(name)
 		if !timeout && !generic {
+			continue
+		}
+		if !timeout && kind == "sentinel" && cancelWord().MatchString(name) {
+			// return ErrBootCanceled: a sentinel of its own that names the
+			// cancellation, beside the package's timeout sentinel; callers
+			// tell the two apart by it (a documented translation).
 			continue
 		}
 		what := endOf(ctx, errExpr)

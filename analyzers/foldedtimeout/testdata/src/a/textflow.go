@@ -125,3 +125,21 @@ func describeDetached(keys []string) error {
 	}
 	return nil
 }
+
+// ErrBootCanceled and ErrBootTimeout name the two ends of a boot.
+var (
+	ErrBootCanceled = errors.New("boot canceled")
+	ErrBootTimeout  = errors.New("boot timeout")
+)
+
+// boot maps each end to a sentinel of its own: callers tell them apart.
+func boot(ctx context.Context, ready <-chan struct{}, timeout <-chan struct{}) error {
+	select {
+	case <-ctx.Done():
+		return ErrBootCanceled
+	case <-timeout:
+		return ErrBootTimeout
+	case <-ready:
+		return nil
+	}
+}
