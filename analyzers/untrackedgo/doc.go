@@ -86,6 +86,13 @@
 // or join the goroutine before returning (sync.WaitGroup, errgroup,
 // scope.New / Scope.Go / Scope.Wait).
 //
+// It also reports a goroutine started by a method of a type that counts
+// its other goroutines in a WaitGroup field and waits on it (an Add or Go
+// and a Wait on the field somewhere in the package), when nothing counts
+// this one: neither its body nor a function of the package it calls
+// mentions the field, and it does not watch a stop channel or context.
+// The shutdown's Wait returns while it still runs.
+//
 // Fixes: when the owner is a function with a context parameter and the
 // goroutine is a `go func() { ... }()` literal, run it in a scope of the
 // runtime (github.com/cancelcheck/cancelcheck/rt/scope) that the owner

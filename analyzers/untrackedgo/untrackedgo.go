@@ -61,6 +61,10 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		if g.SkipsDone != nil {
 			rep.Report(skipsDone(pass, g))
 		}
+		if g.Untracked != nil {
+			rep.Report(untrackedByType(g))
+			continue
+		}
 		if g.UnjoinedPos.IsValid() {
 			if len(g.Uses) == 0 && c.cfg.NoLoops {
 				continue
@@ -81,6 +85,21 @@ func dropsError(info *types.Info, g *goroutines.Goroutine) bool {
 	}
 	sig, ok := info.TypeOf(gs.Call.Fun).Underlying().(*types.Signature)
 	return ok && analysisutil.ErrorResult(sig) >= 0
+}
+
+// untrackedByType reports a goroutine of a method that escapes the
+// WaitGroup field its type's other goroutines are counted in.
+func untrackedByType(g *goroutines.Goroutine) analysis.Diagnostic {
+	u := g.Untracked
+	return analysis.Diagnostic{
+		Pos: g.Start.Pos(), End: startEnd(g),
+		Message: fmt.Sprintf("goroutine started by %s is not counted in %s, which the type's other goroutines are counted in and its shutdown waits on: the Wait returns while this one still runs",
+			g.Owner.Name(), u.Field.Name()),
+		Related: []analysis.RelatedInformation{
+			{Pos: u.Wait, Message: "the shutdown waits on " + u.Field.Name() + " here"},
+			{Pos: u.Add, Message: "another goroutine is counted in " + u.Field.Name() + " here"},
+		},
+	}
 }
 
 func unjoined(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic {

@@ -114,6 +114,10 @@ type Goroutine struct {
 	// Orphaned is true when orphansend reports a send or receive of this
 	// goroutine; untrackedgo leaves it alone.
 	Orphaned bool
+	// Untracked is set when the goroutine, started by a method of a type
+	// whose other goroutines are counted in a WaitGroup field that its
+	// shutdown waits on, is not counted in it.
+	Untracked *Untracked
 }
 
 // JoinedOnEveryPath is the Join of a goroutine whose owner waits for it
@@ -185,6 +189,8 @@ type analysis struct {
 	flow      *ctxflow.Result
 	graphs    *flow.Result
 	decls     map[*types.Func]*ast.FuncDecl
+	// tracked caches trackedFields.
+	tracked map[*types.Var]trackedField
 	summaries map[*types.Func]*summary
 	owners    map[ast.Node]*owner
 	res       *Result

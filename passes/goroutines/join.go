@@ -102,6 +102,7 @@ func (a *analysis) classify(g *Goroutine) {
 	if g.Orphaned || g.Join != "" {
 		return
 	}
+
 	exempt := a.isMain(o.fn) || a.longLived(o.fn, g)
 	var reasons []Use
 	loopRule := false
@@ -137,6 +138,12 @@ func (a *analysis) classify(g *Goroutine) {
 		loopRule = true
 	}
 	if len(reasons) == 0 && !loopRule {
+		// Nothing of the owner's is at stake; but a goroutine of a method
+		// that its type's WaitGroup does not count, when the type counts
+		// its other goroutines there, escapes the shutdown.
+		if !g.Bound {
+			g.Untracked = a.untracked(o, g)
+		}
 		return
 	}
 	g.Uses = reasons

@@ -1,0 +1,155 @@
+package goroutines
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// Untracked says that a goroutine started by a method of a type escapes
+// the WaitGroup field that the type's other goroutines are counted in and
+// that its shutdown waits on:
+//
+//	func (s *Server) Start() {
+//		s.wg.Add(1)
+//		go s.accept()
+//		go s.sweep() // not counted in s.wg: Close returns while it runs
+//	}
+//	func (s *Server) Close() { close(s.quit); s.wg.Wait() }
+type Untracked struct {
+	Field *types.Var // the WaitGroup field
+	Wait  token.Pos  // a Wait on it
+	Add   token.Pos  // an Add (or Go) on it
+}
+
+// trackedField is what the package does with one WaitGroup field.
+type trackedField struct {
+	wait, add token.Pos
+}
+
+// trackedFields returns, once per package, the WaitGroup fields of struct
+// types that the package both adds to (Add, Go) and waits on, through a
+// selector x.f.
+func (a *analysis) trackedFields() map[*types.Var]trackedField {
+	if a.tracked != nil {
+		return a.tracked
+	}
+	a.tracked = map[*types.Var]trackedField{}
+	seen := map[*types.Var]trackedField{}
+	for c := range a.ins.Root().Preorder((*ast.CallExpr)(nil)) {
+		call := c.Node().(*ast.CallExpr)
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		s := a.info.Selections[inner]
+		if s == nil || s.Kind() != types.FieldVal || !isWaitGroup(s.Obj().Type()) {
+			continue
+		}
+		f := s.Obj().(*types.Var)
+		t := seen[f]
+		switch sel.Sel.Name {
+		case "Wait":
+			if !t.wait.IsValid() {
+				t.wait = call.Pos()
+			}
+		case "Add", "Go":
+			if !t.add.IsValid() {
+				t.add = call.Pos()
+			}
+		}
+		seen[f] = t
+	}
+	for f, t := range seen {
+		if t.wait.IsValid() && t.add.IsValid() {
+			a.tracked[f] = t
+		}
+	}
+	return a.tracked
+}
+
+// untracked returns the WaitGroup field of the owner's receiver type that
+// its other goroutines are counted in and its shutdown waits on, when g
+// (a go statement of a method of that type) is not counted in it: its body
+// never mentions the field, nor does a function of the package it calls,
+// so nothing calls Done for it (an Add in the owner counts another one).
+func (a *analysis) untracked(o *owner, g *Goroutine) *Untracked {
+	if _, ok := g.Start.(*ast.GoStmt); !ok || o.fn.Obj == nil {
+		return nil
+	}
+	recv := o.fn.Sig.Recv()
+	if recv == nil {
+		return nil
+	}
+	st, ok := deref(recv.Type()).Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	tracked := a.trackedFields()
+	if len(tracked) == 0 {
+		return nil
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		t, ok := tracked[f]
+		if !ok {
+			continue
+		}
+		var body ast.Node
+		switch {
+		case g.Lit != nil:
+			body = g.Lit.Body
+		case g.Callee != nil:
+			if d := a.decls[g.Callee]; d != nil {
+				body = d.Body
+			}
+		}
+		if body == nil || a.mentionsField(body, f) || a.callsMentioning(body, f) {
+			return nil // it calls Done (or waits) itself, or through a helper
+		}
+		return &Untracked{Field: f, Wait: t.wait, Add: t.add}
+	}
+	return nil
+}
+
+// mentionsField reports whether n selects the field f anywhere.
+func (a *analysis) mentionsField(n ast.Node, f *types.Var) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		if sel, ok := m.(*ast.SelectorExpr); ok {
+			if s := a.info.Selections[sel]; s != nil && s.Obj() == f {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// callsMentioning reports whether n calls a function of the package whose
+// body selects the field f (a helper that calls Done).
+func (a *analysis) callsMentioning(n ast.Node, f *types.Var) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		if call, ok := m.(*ast.CallExpr); ok && !found {
+			var fn *types.Func
+			switch x := ast.Unparen(call.Fun).(type) {
+			case *ast.Ident:
+				fn, _ = a.info.Uses[x].(*types.Func)
+			case *ast.SelectorExpr:
+				fn, _ = a.info.Uses[x.Sel].(*types.Func)
+			}
+			if fn != nil {
+				if d := a.decls[fn.Origin()]; d != nil && d.Body != nil && a.mentionsField(d.Body, f) {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
