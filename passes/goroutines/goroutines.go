@@ -183,14 +183,14 @@ type Stall struct {
 }
 
 type analysis struct {
-	pass      *goanalysis.Pass
-	info      *types.Info
-	ins       *inspector.Inspector
-	flow      *ctxflow.Result
-	graphs    *flow.Result
-	decls     map[*types.Func]*ast.FuncDecl
+	pass   *goanalysis.Pass
+	info   *types.Info
+	ins    *inspector.Inspector
+	flow   *ctxflow.Result
+	graphs *flow.Result
+	decls  map[*types.Func]*ast.FuncDecl
 	// tracked caches trackedFields.
-	tracked map[*types.Var]trackedField
+	tracked   map[*types.Var]trackedField
 	summaries map[*types.Func]*summary
 	owners    map[ast.Node]*owner
 	res       *Result
