@@ -61,6 +61,10 @@ type state struct {
 	rootAt       map[string]*analysis.Diagnostic
 	// fieldEnds caches neverEnds by context field.
 	fieldEnds map[*types.Var]bool
+	// storedFindings are checkStoredContext's findings, one per method and
+	// field; storedAt indexes them.
+	storedFindings []*analysis.Diagnostic
+	storedAt       map[storedKey]*analysis.Diagnostic
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -78,7 +82,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	for cur := range st.ins.Root().Preorder((*ast.CallExpr)(nil), (*ast.SelectorExpr)(nil)) {
 		if sel, ok := cur.Node().(*ast.SelectorExpr); ok {
 			if d, ok := st.checkStoredContext(c.cfg, cur, sel); ok {
-				rep.Report(d)
+				st.addStoredFinding(d, cur, sel)
 			}
 			continue
 		}
@@ -96,6 +100,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	for _, d := range st.rootFindings {
+		rep.Report(*d)
+	}
+	for _, d := range st.storedFindings {
 		rep.Report(*d)
 	}
 	rep.Finish()

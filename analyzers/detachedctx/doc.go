@@ -66,7 +66,10 @@
 // until the receiver's context ends. Goroutines and callbacks the method
 // starts, methods that watch the stored context's end themselves (a worker
 // for the receiver's life), shutdown methods, deferred and logging calls
-// are not reported. The fix passes the caller's context.
+// are not reported. A method is reported once per field, at its first use
+// (the others are related positions), and the message says when every
+// value the package stores in the field cannot end. The fix passes the
+// caller's context at every use.
 //
 // Bad:
 //

@@ -150,3 +150,36 @@ func (st *state) watches(body *ast.BlockStmt, x ast.Expr) bool {
 	})
 	return found
 }
+
+type storedKey struct {
+	method ast.Node
+	field  types.Object
+}
+
+// addStoredFinding records d, a checkStoredContext finding at sel: the
+// first use of the field in a method is the finding, later uses in the
+// same method are its related positions (one method, one finding).
+func (st *state) addStoredFinding(d analysis.Diagnostic, cur inspector.Cursor, sel *ast.SelectorExpr) {
+	f := st.res.Enclosing(cur)
+	if f == nil {
+		return
+	}
+	key := storedKey{f.Node, st.pass.TypesInfo.ObjectOf(sel.Sel)}
+	if first := st.storedAt[key]; first != nil {
+		first.Related = append(first.Related, analysis.RelatedInformation{
+			Pos: sel.Pos(), End: sel.End(), Message: "and here",
+		})
+		// Each use's fix is its own edit: keep them together.
+		if len(first.SuggestedFixes) == 1 && len(d.SuggestedFixes) == 1 {
+			first.SuggestedFixes[0].TextEdits = append(first.SuggestedFixes[0].TextEdits, d.SuggestedFixes[0].TextEdits...)
+		} else {
+			first.SuggestedFixes = nil // a fix for some uses only would leave the rest
+		}
+		return
+	}
+	if st.storedAt == nil {
+		st.storedAt = make(map[storedKey]*analysis.Diagnostic)
+	}
+	st.storedAt[key] = &d
+	st.storedFindings = append(st.storedFindings, &d)
+}

@@ -103,6 +103,13 @@
 // the function's results can be spelled (it has an error result, or no
 // results).
 //
+// It also reports a call of a context-less retry helper (ctxflow's
+// RetriesCallback fact, computed from the helper's body in any package: a
+// loop that calls its callback parameter and waits between the calls)
+// given a function literal that uses the caller's context: once the
+// context ends each attempt fails at once, and the helper goes on calling
+// and sleeping until its attempts run out.
+//
 // Not reported: a loop that checks the context (ctx.Err(), ctx.Done() in a
 // select or a receive, context.Cause, errors.Is(err, context.Canceled) or
 // DeadlineExceeded in a test that leaves the loop, or a call of a helper that

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
 // Retry and poll helpers that take no context, and what to use instead.
@@ -181,4 +182,40 @@ func (st *state) resolves(obj types.Object, pos token.Pos) bool {
 	}
 	_, found := scope.LookupParent(obj.Name(), pos)
 	return found == obj
+}
+
+// checkCallbackRetry reports a call of a context-less retry helper (ctxflow's
+// RetriesCallback fact: it calls its callback in a loop and waits between
+// the calls) given a function literal that runs under the caller's context:
+// once that context ends, every attempt fails at once, and the helper goes
+// on calling and sleeping until its attempts run out.
+func (st *state) checkCallbackRetry(cur inspector.Cursor, call *ast.CallExpr, fn *types.Func) bool {
+	i := st.res.RetriesCallback(fn)
+	if i < 0 || i >= len(call.Args) {
+		return false
+	}
+	lit, ok := ast.Unparen(call.Args[i]).(*ast.FuncLit)
+	if !ok {
+		return false
+	}
+	f := st.res.Enclosing(cur)
+	if f == nil {
+		return false
+	}
+	for _, c := range f.Contexts {
+		if c.Kind != ctxflow.ParamContext && c.Kind != ctxflow.RequestContext {
+			continue
+		}
+		if !analysisutil.ReferencesObject(st.info, lit.Body, c.Obj) {
+			continue
+		}
+		name := types.ExprString(call.Fun)
+		st.rep.Report(analysis.Diagnostic{
+			Pos: call.Pos(), End: call.Lparen,
+			Message: fmt.Sprintf("%s retries its callback and waits between attempts, but takes no context: once %s is canceled each attempt fails at once and %s keeps calling and sleeping until its attempts run out; use a retry that stops when %s is done",
+				name, c.Expr, name, c.Expr),
+		})
+		return true
+	}
+	return false
 }

@@ -86,6 +86,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		}
 		switch n := cur.Node().(type) {
 		case *ast.CallExpr:
+			if st.checkCallbackRetry(cur, n, analysisutil.Callee(pass.TypesInfo, n)) {
+				continue
+			}
 			if !c.cfg.SkipLibraries {
 				st.checkLibraryCall(cur, n)
 			}

@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil)},
 	Run:        run,
 }
 
@@ -119,6 +119,9 @@ type Result struct {
 	// helpers (see Sleeps).
 	checks   map[*types.Func]bool
 	sleepers map[*types.Func]bool
+	// retriers are the package's functions with the RetriesCallback fact,
+	// with the index of the callback they retry.
+	retriers map[*types.Func]int
 	// roots holds the functions of this package that run work under a
 	// root context of their own (see MakesRoot).
 	roots map[*types.Func]*MakesRoot
@@ -185,6 +188,7 @@ func run(pass *analysis.Pass) (any, error) {
 
 		checks:   make(map[*types.Func]bool),
 		sleepers: make(map[*types.Func]bool),
+		retriers: make(map[*types.Func]int),
 		roots:    make(map[*types.Func]*MakesRoot),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
@@ -293,6 +297,7 @@ func run(pass *analysis.Pass) (any, error) {
 	if analysisutil.Imports(pass.Pkg, "time") {
 		// Backoff helpers live in packages that need not import context.
 		r.computeSleepers(pass)
+		r.computeRetriers(pass)
 	}
 	if r.ImportsContext {
 		r.computeCheckers(pass)

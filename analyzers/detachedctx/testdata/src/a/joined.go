@@ -89,3 +89,11 @@ func newBGStore() *bgStore { return &bgStore{ctx: context.Background()} }
 func (s *bgStore) Get(ctx context.Context, id int) error {
 	return fetchID(s.ctx, id) // want `Get is given its caller's ctx but runs fetchID under the receiver's stored context s.ctx: the call ignores the caller's deadline and cancellation and is never canceled \(every value the package stores in s.ctx is a context that cannot end\)`
 }
+
+// Delete uses the stored context twice: one finding, the second use related.
+func (s *bgStore) Delete(ctx context.Context, id int) error {
+	if err := fetchID(s.ctx, id); err != nil { // want `Delete is given its caller's ctx but runs fetchID under the receiver's stored context s.ctx`
+		return err
+	}
+	return fetchID(s.ctx, id+1)
+}

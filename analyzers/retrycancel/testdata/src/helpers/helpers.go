@@ -43,3 +43,19 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 func Backoff(attempt int) {
 	time.Sleep(time.Duration(1<<attempt) * 100 * time.Millisecond)
 }
+
+// RetryDo calls fn up to attempts times, sleeping delay between failures;
+// it takes no context and never stops early.
+func RetryDo(attempts int, delay time.Duration, fn func() error) error {
+	var err error
+	for i := 0; i < attempts; i++ {
+		if err = fn(); err == nil {
+			return nil
+		}
+		time.Sleep(delay)
+	}
+	return err
+}
+
+// Attempt calls fn once: nothing to retry.
+func Attempt(fn func() error) error { return fn() }
