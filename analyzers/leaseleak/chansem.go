@@ -27,10 +27,24 @@ func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
 	if st, ok := ch.Elem().Underlying().(*types.Struct); !ok || st.NumFields() != 0 {
 		return
 	}
-	if f.localChan(send.Chan) || !f.receivesBare(f.body, send.Chan) {
-		// Not a semaphore here, or one that dies with the function (a
-		// slot it loses is lost only until it returns).
-		return
+	if f.localChan(send.Chan) {
+		return // one that dies with the function: a lost slot is lost only until it returns
+	}
+	// An acquirer: a method whose success hands the slot to its caller,
+	// released by another function of the package (Lock/Unlock as a
+	// channel of capacity one). Its failure returns must not hold it.
+	acquirer := false
+	errIdx := -1
+	if !f.receivesBare(f.body, send.Chan) {
+		if fd, ok := f.cur.Node().(*ast.FuncDecl); ok {
+			if sig, ok := info.Defs[fd.Name].Type().(*types.Signature); ok {
+				errIdx = analysisutil.ErrorResult(sig)
+			}
+		}
+		if errIdx < 0 || !f.s.fieldReceivedElsewhere(send.Chan, f.body) {
+			return // not a semaphore here
+		}
+		acquirer = true
 	}
 	// A send that is a select's comm acquires only on its own case: the
 	// other cases (a ctx.Done arm, a default) hold no slot.
@@ -62,7 +76,14 @@ func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
 		start:      b,
 		index:      i,
 		acq:        send,
-		disposes:   func(n ast.Node) bool { return f.receivesBare(n, send.Chan) || f.handsOn(n, send.Chan) },
+		disposes: func(n ast.Node) bool {
+			if acquirer {
+				// return nil: the caller holds the slot now.
+				ret, ok := n.(*ast.ReturnStmt)
+				return ok && errIdx < len(ret.Results) && info.Types[ret.Results[errIdx]].IsNil()
+			}
+			return f.receivesBare(n, send.Chan) || f.handsOn(n, send.Chan)
+		},
 		assignsErr: func(ast.Node) bool { return false },
 		failed:     func(ast.Expr, bool) bool { return false },
 		released:   func(ast.Expr, bool) bool { return false },
@@ -78,12 +99,85 @@ func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
 		related = append(related, analysis.RelatedInformation{Pos: ret.Pos(), End: ret.End(),
 			Message: "this return is reached without <-" + name})
 	}
+	msg := fmt.Sprintf("the slot this send takes from the semaphore %s is not given back (<-%s) on the path through the return%s, so it is lost for good: once every slot is lost, each later send on %s blocks forever",
+		name, name, f.condition(out.leaks[0]), name)
+	if acquirer {
+		msg = fmt.Sprintf("this send takes a slot of %s, and the return%s reports a failure while holding it: the caller, told the acquisition failed, never gives the slot back, and once every slot is lost each later send on %s blocks forever",
+			name, f.condition(out.leaks[0]), name)
+	}
 	f.s.rep.Report(analysis.Diagnostic{
 		Pos: send.Pos(), End: send.End(),
-		Message: fmt.Sprintf("the slot this send takes from the semaphore %s is not given back (<-%s) on the path through the return%s, so it is lost for good: once every slot is lost, each later send on %s blocks forever",
-			name, name, f.condition(out.leaks[0]), name),
+		Message: msg,
 		Related: related,
 	})
+}
+
+// fieldReceivedElsewhere reports whether ch is a field (x.slot) that some
+// function of the package other than the one with body receives from, as a
+// bare statement or a select case whose value is dropped: the release.
+func (s *state) fieldReceivedElsewhere(ch ast.Expr, body *ast.BlockStmt) bool {
+	info := s.pass.TypesInfo
+	sel, ok := ast.Unparen(ch).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	fld, ok := info.ObjectOf(sel.Sel).(*types.Var)
+	if !ok || !fld.IsField() {
+		return false
+	}
+	found, prefilled := false, false
+	for _, file := range s.pass.Files {
+		// A send on the field in a loop fills it with tokens (a pool
+		// whose receive acquires and whose send releases): the other way
+		// round, not an acquirer's slot.
+		ast.Inspect(file, func(n ast.Node) bool {
+			var lb *ast.BlockStmt
+			switch n := n.(type) {
+			case *ast.ForStmt:
+				lb = n.Body
+			case *ast.RangeStmt:
+				lb = n.Body
+			default:
+				return !prefilled
+			}
+			ast.Inspect(lb, func(m ast.Node) bool {
+				if snd, ok := m.(*ast.SendStmt); ok {
+					if x, ok := ast.Unparen(snd.Chan).(*ast.SelectorExpr); ok && info.ObjectOf(x.Sel) == fld {
+						prefilled = true
+					}
+				}
+				return !prefilled
+			})
+			return !prefilled
+		})
+	}
+	if prefilled {
+		return false
+	}
+	for _, file := range s.pass.Files {
+		ast.Inspect(file, func(n ast.Node) bool {
+			if found || n == ast.Node(body) {
+				return false
+			}
+			var comm ast.Node
+			switch n := n.(type) {
+			case *ast.ExprStmt:
+				comm = n
+			case *ast.AssignStmt:
+				if len(n.Lhs) == 1 && isBlank(n.Lhs[0]) {
+					comm = n
+				}
+			}
+			if comm == nil {
+				return true
+			}
+			if x, ok := ast.Unparen(analysisutil.Received(comm)).(*ast.SelectorExpr); ok && info.ObjectOf(x.Sel) == fld {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // receivesBare reports whether n holds a receive from ch whose value is

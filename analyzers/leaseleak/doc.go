@@ -50,7 +50,13 @@
 // a return reached from the send without giving it back loses the slot
 // for good. A send that is a select's case takes a slot only on its own
 // case, and a `case <-sem:` waits for a signal rather than giving one
-// back.
+// back. A function with an error result that sends on such a field and
+// never receives from it, while another function of the package does (a
+// LockContext whose Unlock receives), is an acquirer: its success hands
+// the slot to the caller, and a return of a non-nil error while holding it
+// loses the slot, since the caller, told it failed, never gives it back (a
+// field that a loop fills with tokens works the other way round and is not
+// one).
 //
 // A value no table knows is a lease too when the function treats it as
 // one: a local assigned from a call whose type has a Close, End, Finish or

@@ -101,3 +101,61 @@ func kick(ctx context.Context, step func() bool) error {
 		}
 	}
 }
+
+// ctxMutex is a mutex whose Lock can be abandoned: holding it means having
+// sent into slot (capacity 1).
+type ctxMutex struct {
+	slot chan struct{}
+}
+
+// lockContext takes the slot and then reports the context's end as a
+// failure: the caller never unlocks, and the mutex stays held.
+func (m *ctxMutex) lockContext(ctx context.Context) error {
+	select {
+	case m.slot <- struct{}{}: // want `this send takes a slot of m.slot, and the return when err != nil reports a failure while holding it`
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// lockContextChecked reports success whenever it took the slot.
+func (m *ctxMutex) lockContextChecked(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case m.slot <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (m *ctxMutex) unlock() { <-m.slot }
+
+// tokenPool hands out tokens by receive and takes them back by send.
+type tokenPool struct {
+	tokens chan struct{}
+}
+
+func newTokenPool(n int) *tokenPool {
+	p := &tokenPool{tokens: make(chan struct{}, n)}
+	for range n {
+		p.tokens <- struct{}{}
+	}
+	return p
+}
+
+func (p *tokenPool) get() { <-p.tokens }
+
+func (p *tokenPool) put(valid bool) error {
+	p.tokens <- struct{}{}
+	if !valid {
+		return errors.New("invalid token")
+	}
+	return nil
+}
