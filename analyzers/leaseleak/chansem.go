@@ -71,11 +71,11 @@ func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
 			}
 			return false
 		},
-		stable:     f.stableConds(),
-		info:       info,
-		start:      b,
-		index:      i,
-		acq:        send,
+		stable: f.stableConds(),
+		info:   info,
+		start:  b,
+		index:  i,
+		acq:    send,
 		disposes: func(n ast.Node) bool {
 			if acquirer {
 				// return nil: the caller holds the slot now.
