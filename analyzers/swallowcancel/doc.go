@@ -38,6 +38,11 @@
 //     result is never assigned, or its last assignment before the return,
 //     in the same block, sets it to nil (not when a closure mentions it or
 //     its address is taken);
+//   - in a `case <-ctx.Done():` clause, pending work completed as a
+//     success: a call of a function value (a callback field, parameter or
+//     variable) given nil for an error parameter (`r.Done(nil)`), or a send
+//     of nil on a channel of errors; whoever waits on it is told the work
+//     was done (fix: pass ctx.Err());
 //   - a dead store: the error assigned to a variable that every path
 //     overwrites before anything reads it (`v, err := f(ctx); _, err =
 //     w.Write(v)`), asked of the control-flow graph (variables a function

@@ -542,6 +542,59 @@ func (s *state) clearsError(f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest
 
 // checkDone reports `case <-ctx.Done(): return nil` in a function that
 // returns an error.
+// checkNilCompletions reports, in a `case <-ctx.Done():` clause, pending
+// work completed as a success: a call of a function value (a callback
+// field, parameter or variable, not a declared function) that passes nil
+// for an error parameter, or a send of nil on a channel of errors.
+//
+//	case <-ctx.Done():
+//		for _, r := range pending {
+//			r.Done(nil) // the writer is told its write was persisted
+//		}
+//
+// Whoever waits on that completion is told the work succeeded although
+// it was abandoned when the context ended; pass ctx.Err().
+func (s *state) checkNilCompletions(cc *ast.CommClause, x ast.Expr) {
+	ctx := types.ExprString(x)
+	report := func(n, arg ast.Node, what string) {
+		s.rep.Report(analysis.Diagnostic{
+			Pos: n.Pos(), End: n.End(),
+			Message: fmt.Sprintf("%s completes with a nil error when %s is done: whoever waits on it is told the work succeeded although it was abandoned; pass %s.Err()", what, ctx, ctx),
+			SuggestedFixes: []analysis.SuggestedFix{{
+				Message:   "Complete with the context's error",
+				TextEdits: []analysis.TextEdit{{Pos: arg.Pos(), End: arg.End(), NewText: []byte(ctx + ".Err()")}},
+			}},
+		})
+	}
+	for _, st := range cc.Body {
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.SendStmt:
+				if ch, ok := s.info.TypeOf(n.Chan).Underlying().(*types.Chan); ok && analysisutil.IsError(ch.Elem()) && isNilExpr(s.info, n.Value) {
+					report(n, n.Value, "this send on "+types.ExprString(n.Chan))
+				}
+			case *ast.CallExpr:
+				if analysisutil.Callee(s.info, n) != nil {
+					return true // a declared function or method: who knows what nil means there
+				}
+				sig, ok := s.info.TypeOf(n.Fun).Underlying().(*types.Signature)
+				if !ok || sig.Variadic() {
+					return true
+				}
+				for i, a := range n.Args {
+					if i < sig.Params().Len() && analysisutil.IsError(sig.Params().At(i).Type()) && isNilExpr(s.info, a) {
+						report(n, a, types.ExprString(n.Fun))
+						break
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
 func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 	if cc.Comm == nil {
 		return
@@ -553,6 +606,9 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 	f := s.res.Enclosing(cur)
 	if f == nil {
 		return
+	}
+	if !s.quiet[f] {
+		s.checkNilCompletions(cc, x)
 	}
 	idx := analysisutil.ErrorResult(f.Sig)
 	if idx < 0 || s.quiet[f] || s.groupGoroutine(f) {
