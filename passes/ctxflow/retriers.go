@@ -3,6 +3,7 @@ package ctxflow
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/analysis"
@@ -105,7 +106,7 @@ func (r *Result) callsAndWaits(body *ast.BlockStmt, p *types.Var) bool {
 				waits = true
 			}
 		case *ast.UnaryExpr:
-			if t := r.info.TypeOf(n.X); n.Op.String() == "<-" && t != nil {
+			if t := r.info.TypeOf(n.X); n.Op == token.ARROW && t != nil {
 				if ch, ok := t.Underlying().(*types.Chan); ok && analysisutil.IsNamed(ch.Elem(), "time", "Time") {
 					waits = true
 				}

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/types"
 
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
@@ -96,7 +97,7 @@ func (a *analysis) streams(o *owner) {
 		var send *ast.SendStmt
 		ok := true
 		for _, g := range o.gos {
-			if g.Lit == nil || !mentions(a.info, g.Lit, v) {
+			if g.Lit == nil || !analysisutil.ReferencesObject(a.info, g.Lit, v) {
 				continue
 			}
 			if sender != nil || g.Orphaned {
@@ -192,16 +193,4 @@ func (a *analysis) usedByOwner(v *types.Var, o *owner) bool {
 		return !used
 	})
 	return used
-}
-
-// mentions reports whether n uses v.
-func mentions(info *types.Info, n ast.Node, v *types.Var) bool {
-	found := false
-	ast.Inspect(n, func(m ast.Node) bool {
-		if id, ok := m.(*ast.Ident); ok && info.Uses[id] == v {
-			found = true
-		}
-		return !found
-	})
-	return found
 }
