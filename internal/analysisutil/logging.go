@@ -12,10 +12,17 @@ import (
 // that logs or fails, or a function or method of another package whose name
 // starts with a logging word (Print, Log, Debug, Info, Warn, Error, Fatal,
 // Trace, Notice) and that returns nothing (zap, logrus, klog, logr...).
+// A call through a function value (a field, parameter or variable) of a
+// printf shape, func(format string, args ...any) with no results, logs too:
+// it has nothing to hand a value back through but its formatting.
 // A value passed only to such calls is not propagated.
 func IsLogCall(info *types.Info, call *ast.CallExpr) bool {
 	fn := Callee(info, call)
-	if fn == nil || fn.Pkg() == nil {
+	if fn == nil {
+		sig, ok := info.TypeOf(call.Fun).(*types.Signature)
+		return ok && printfShape(sig)
+	}
+	if fn.Pkg() == nil {
 		return false
 	}
 	switch fn.Pkg().Path() {
@@ -39,6 +46,22 @@ func IsLogCall(info *types.Info, call *ast.CallExpr) bool {
 		}
 	}
 	return false
+}
+
+// printfShape reports whether sig is func(string, ...any) with no results.
+func printfShape(sig *types.Signature) bool {
+	if sig.Results().Len() != 0 || !sig.Variadic() || sig.Params().Len() != 2 {
+		return false
+	}
+	if b, ok := sig.Params().At(0).Type().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
+		return false
+	}
+	sl, ok := sig.Params().At(1).Type().(*types.Slice)
+	if !ok {
+		return false
+	}
+	it, ok := sl.Elem().Underlying().(*types.Interface)
+	return ok && it.Empty()
 }
 
 // IsLogOrPanic reports whether call logs (IsLogCall) or is the builtin

@@ -661,3 +661,34 @@ func bestEffortAfterWork(ctx context.Context, k string) error {
 	_ = store.Put(ctx, "cache:"+k, "") // invalidation after the write succeeded
 	return nil
 }
+
+// ---- logged through a printf-shaped function value ----
+
+type compactor struct {
+	logf   func(format string, args ...any)
+	report func(format string, args ...any) error
+}
+
+func (c *compactor) logFieldAndContinue(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so the loop over keys goes on after cancellation`
+			c.logf("put %s: %v", k, err)
+			continue
+		}
+	}
+	return nil
+}
+
+// A function value that returns something is not a log: its result may
+// carry the error on.
+func (c *compactor) reportFieldAndContinue(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			if rerr := c.report("put %s: %v", k, err); rerr != nil {
+				return rerr
+			}
+			continue
+		}
+	}
+	return nil
+}
