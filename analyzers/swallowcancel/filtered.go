@@ -37,18 +37,31 @@ func (s *state) checkFiltered(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfSt
 		return false
 	}
 	idx := analysisutil.ErrorResult(f.Sig)
-	if n.Else != nil || idx < 0 || f.Sig.Results().Len() < 2 || !endsFlow(s.info, lastStmt(n.Body)) {
+	if n.Else != nil || idx < 0 || !endsFlow(s.info, lastStmt(n.Body)) {
 		return true
 	}
 	if s.quiet[f] || s.groupGoroutine(f) || s.inTeardown(f) {
 		return true
 	}
 	ret, between, ok := s.nextReturn(cur, f)
-	if !ok || !s.returnsNilError(f, ret, idx) || len(ret.Results) != f.Sig.Results().Len() || s.allZero(ret, idx) {
+	if !ok || len(ret.Results) != f.Sig.Results().Len() {
+		return true
+	}
+	// Either the return hands the canceled call's results on with a nil
+	// error, or a function that returns only its error records them: its
+	// error is a call given one of those results (save(ctx, res)), which
+	// stores a half-done result as a finished one.
+	var records *ast.CallExpr
+	if f.Sig.Results().Len() < 2 {
+		records = s.recordsResults(cur, n, errVar, ret)
+		if records == nil {
+			return true
+		}
+	} else if !s.returnsNilError(f, ret, idx) || s.allZero(ret, idx) {
 		return true
 	}
 	for _, st := range between {
-		if s.boundWorkIn(st) || s.res.ChecksCancel(st) || analysisutil.UsedOutsideLogs(s.info, st, errVar) {
+		if s.boundWorkIn(st) || s.res.ChecksCancel(st) || analysisutil.UsedOutsideLogs(s.info, st, errVar) && !s.logsWhenSet(st, errVar) {
 			return true
 		}
 	}
@@ -67,15 +80,77 @@ func (s *state) checkFiltered(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfSt
 			TextEdits: []analysis.TextEdit{{Pos: n.Cond.Pos(), End: n.Cond.End(), NewText: []byte(errExpr.Name + " != nil")}},
 		}}
 	}
+	msg := fmt.Sprintf("when %s is a cancellation this test lets it past the failure branch, so %s returns results built from a canceled call with a nil error",
+		errExpr.Name, f.Name())
+	rel := analysis.RelatedInformation{Pos: ret.Pos(), End: ret.End(), Message: "the canceled call's results are returned as a success here"}
+	if records != nil {
+		msg = fmt.Sprintf("when %s is a cancellation this test lets it past the failure branch, so %s records the canceled call's results with %s as if it had finished and does not return the cancellation",
+			errExpr.Name, f.Name(), types.ExprString(records.Fun))
+		rel = analysis.RelatedInformation{Pos: records.Pos(), End: records.End(), Message: "the canceled call's results are recorded as a success here"}
+	}
 	s.rep.Report(analysis.Diagnostic{
-		Pos: n.Pos(),
-		End: n.Cond.End(),
-		Message: fmt.Sprintf("when %s is a cancellation this test lets it past the failure branch, so %s returns results built from a canceled call with a nil error",
-			errExpr.Name, f.Name()),
-		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the canceled call's results are returned as a success here"}},
+		Pos:            n.Pos(),
+		End:            n.Cond.End(),
+		Message:        msg,
+		Related:        []analysis.RelatedInformation{rel},
 		SuggestedFixes: fixes,
 	})
 	return true
+}
+
+// recordsResults returns the call that ret, the return of a function whose
+// only result is its error, makes with another result of the call that
+// assigned errVar before n (res, err := run(ctx) ... return save(ctx, res)),
+// or nil.
+func (s *state) recordsResults(cur inspector.Cursor, n *ast.IfStmt, errVar *types.Var, ret *ast.ReturnStmt) *ast.CallExpr {
+	var as *ast.AssignStmt
+	if n.Init != nil {
+		as, _ = n.Init.(*ast.AssignStmt)
+	} else if prev, ok := cur.PrevSibling(); ok {
+		as, _ = prev.Node().(*ast.AssignStmt)
+	}
+	if as == nil || len(as.Rhs) != 1 || len(ret.Results) != 1 {
+		return nil
+	}
+	if _, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); !ok {
+		return nil
+	}
+	var others []types.Object
+	assignsErr := false
+	for _, l := range as.Lhs {
+		id, ok := l.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		if obj := s.info.ObjectOf(id); obj == errVar {
+			assignsErr = true
+		} else if obj != nil {
+			others = append(others, obj)
+		}
+	}
+	rc, ok := ast.Unparen(ret.Results[0]).(*ast.CallExpr)
+	if !assignsErr || !ok {
+		return nil
+	}
+	for _, arg := range rc.Args {
+		for _, o := range others {
+			if analysisutil.ReferencesObject(s.info, arg, o) {
+				return rc
+			}
+		}
+	}
+	return nil
+}
+
+// logsWhenSet reports whether st is `if v != nil { <logging> }` without an
+// else: it reads v only to log it.
+func (s *state) logsWhenSet(st ast.Stmt, v *types.Var) bool {
+	is, ok := st.(*ast.IfStmt)
+	if !ok || is.Init != nil || is.Else != nil {
+		return false
+	}
+	tv, _ := s.testedCarrier(is.Cond)
+	return tv == v && s.logOnly(is.Body) && !analysisutil.UsedOutsideLogs(s.info, is.Body, v)
 }
 
 // filteredTest matches `err != nil && !<cancellation test of err>` (either

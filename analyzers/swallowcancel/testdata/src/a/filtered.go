@@ -108,3 +108,38 @@ func prepareNotFound(ctx context.Context, k string) (string, error) {
 	}
 	return v + "?", nil
 }
+
+// recordFiltered returns only its error, but the filtered cancellation goes
+// on to store the half-done result as a finished one.
+func recordFiltered(ctx context.Context, k string) error {
+	v, err := store.Get(ctx, k)
+	if err != nil && !errors.Is(err, context.Canceled) { // want `when err is a cancellation this test lets it past the failure branch, so recordFiltered records the canceled call's results with store.Put as if it had finished and does not return the cancellation`
+		return err
+	}
+	if err != nil {
+		log.Printf("get %s canceled", k)
+	}
+	return store.Put(ctx, k, v)
+}
+
+// recordOther stores something that is not the canceled call's result: a
+// Run that goes on to its next step.
+func recordOther(ctx context.Context, k string) error {
+	_, err := store.Get(ctx, k)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return store.Put(ctx, k, "done")
+}
+
+// recordRechecked reads the error again before recording.
+func recordRechecked(ctx context.Context, k string) error {
+	v, err := store.Get(ctx, k)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("get %s: %w", k, err)
+	}
+	return store.Put(ctx, k, v)
+}
