@@ -15,7 +15,9 @@ import (
 // test of the context (ctx.Err() != nil, a wait helper given the context
 // that says whether it ended). Its caller cannot mistake that nil for
 // finished work: there is no other success. A loop that also returns nil
-// when its work runs out (the last page) is not such a worker.
+// when its work runs out (the last page) is not such a worker, nor is one
+// that returns the context's error (ctx.Err(), context.Cause(ctx)) on
+// another path: its stop is an error there, so a nil for it is a loss.
 func (s *state) stopsOnlyOnCancel(f *ctxflow.Func) bool {
 	last := lastStmt(f.Body)
 	var label *types.Label
@@ -48,6 +50,12 @@ func (s *state) stopsOnlyOnCancel(f *ctxflow.Func) bool {
 			}
 		case *ast.ReturnStmt:
 			if s.returnsNilError(f, n, idx) && !s.guardedByCancel(stack) {
+				ok = false
+			}
+			// A worker that returns ctx.Err() on one path says that its
+			// stop is an error; a nil for the same stop elsewhere is no
+			// convention but a loss.
+			if idx >= 0 && len(n.Results) == f.Sig.Results().Len() && s.res.CtxEndOf(n.Results[idx]) != nil {
 				ok = false
 			}
 		}

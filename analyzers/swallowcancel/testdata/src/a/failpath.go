@@ -321,3 +321,41 @@ func (w *streamSet) Shutdown(ctx context.Context) error {
 	}
 	return err
 }
+
+// A worker that returns ctx.Err() when its select sees the end, but turns
+// the same end into nil when the call reports it: the two stops disagree,
+// and a caller that reads nil as "drained" is told so on the second.
+func pullInconsistent(ctx context.Context, out chan<- string) error {
+	for {
+		v, err := store.Get(ctx, "next")
+		if err != nil {
+			if errors.Is(err, context.Canceled) { // want `when err is a cancellation this branch returns a nil error, so pullInconsistent reports success for work that was canceled`
+				return nil
+			}
+			return err
+		}
+		select {
+		case out <- v:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Near-miss: the same worker reporting both stops as the context's end.
+func pullConsistent(ctx context.Context, out chan<- string) error {
+	for {
+		v, err := store.Get(ctx, "next")
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return context.Cause(ctx)
+			}
+			return err
+		}
+		select {
+		case out <- v:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
