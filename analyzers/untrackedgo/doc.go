@@ -93,6 +93,16 @@
 // mentions the field, and it does not watch a stop channel or context.
 // The shutdown's Wait returns while it still runs.
 //
+// And it reports a goroutine that never ends, started by a method of a type
+// with a Close, Stop, Shutdown or GracefulStop method: no path through its
+// body (the literal, or the method of the package it runs) reaches an end,
+// counting a range over a ticker's or timer's channel (t.C, time.Tick) as
+// endless, since Stop does not close C. The shutdown cannot reach it, so
+// it keeps running against an object that was shut down. A goroutine with
+// a way out (a return on a stop channel, a closed input, the context) is
+// judged by the rules above; a type without a shutdown method, and a
+// function that is not a method, make no promise it breaks.
+//
 // Fixes: when the owner is a function with a context parameter and the
 // goroutine is a `go func() { ... }()` literal, run it in a scope of the
 // runtime (github.com/cancelcheck/cancelcheck/rt/scope) that the owner

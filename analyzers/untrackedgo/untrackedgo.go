@@ -65,6 +65,10 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			rep.Report(untrackedByType(g))
 			continue
 		}
+		if g.Endless != nil {
+			rep.Report(endless(g))
+			continue
+		}
 		if g.UnjoinedPos.IsValid() {
 			if len(g.Uses) == 0 && c.cfg.NoLoops {
 				continue
@@ -100,6 +104,33 @@ func untrackedByType(g *goroutines.Goroutine) analysis.Diagnostic {
 			{Pos: u.Add, Message: "another goroutine is counted in " + u.Field.Name() + " here"},
 		},
 	}
+}
+
+// endless reports a goroutine that never ends, of a type whose shutdown
+// method therefore cannot end it.
+func endless(g *goroutines.Goroutine) analysis.Diagnostic {
+	e := g.Endless
+	typ := types.TypeString(deref(g.Owner.Sig.Recv().Type()), func(*types.Package) string { return "" })
+	why := "no path through it returns"
+	if e.Ticker != nil {
+		why = "its loop ranges over " + types.ExprString(e.Ticker.X) + ", which is never closed (Stop does not close a ticker's channel)"
+	}
+	d := analysis.Diagnostic{
+		Pos: g.Start.Pos(), End: startEnd(g),
+		Message: fmt.Sprintf("goroutine started by %s never ends: %s, so %s.%s cannot stop it and it keeps running after the %s is shut down",
+			g.Owner.Name(), why, typ, e.Shutdown.Name(), typ),
+	}
+	if e.Shutdown.Pos().IsValid() {
+		d.Related = []analysis.RelatedInformation{{Pos: e.Shutdown.Pos(), Message: typ + "." + e.Shutdown.Name() + " does not reach the goroutine"}}
+	}
+	return d
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }
 
 func unjoined(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic {

@@ -118,6 +118,9 @@ type Goroutine struct {
 	// whose other goroutines are counted in a WaitGroup field that its
 	// shutdown waits on, is not counted in it.
 	Untracked *Untracked
+	// Endless is set when no path through the goroutine ends and its
+	// owner's type has a shutdown method that therefore cannot end it.
+	Endless *Endless
 }
 
 // JoinedOnEveryPath is the Join of a goroutine whose owner waits for it

@@ -144,6 +144,9 @@ func (a *analysis) classify(g *Goroutine) {
 		if !g.Bound {
 			g.Untracked = a.untracked(o, g)
 		}
+		if g.Untracked == nil {
+			g.Endless = a.endless(o, g)
+		}
 		return
 	}
 	g.Uses = reasons

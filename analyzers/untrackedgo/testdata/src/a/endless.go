@@ -1,0 +1,90 @@
+package a
+
+import (
+	"sync"
+	"time"
+)
+
+// refresher ranges over its ticker's channel: Stop closes quit, which the
+// loop never looks at, and the ticker's C is never closed.
+type refresher struct {
+	every time.Duration
+	quit  chan struct{}
+	wg    sync.WaitGroup
+	n     int
+}
+
+func (r *refresher) Start() {
+	go func() { // want `goroutine started by Start never ends: its loop ranges over t.C, which is never closed \(Stop does not close a ticker's channel\), so refresher.Stop cannot stop it and it keeps running after the refresher is shut down`
+		t := time.NewTicker(r.every)
+		defer t.Stop()
+		for range t.C {
+			r.n++
+		}
+	}()
+}
+
+// StartLoop runs a method whose loop has no way out.
+func (r *refresher) StartLoop() {
+	go r.spin() // want `goroutine started by StartLoop never ends: no path through it returns, so refresher.Stop cannot stop it`
+}
+
+func (r *refresher) spin() {
+	for {
+		time.Sleep(r.every)
+		r.n++
+	}
+}
+
+// StartWatching returns when Stop closes quit: Stop ends it.
+func (r *refresher) StartWatching() {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t := time.NewTicker(r.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.quit:
+				return
+			case <-t.C:
+				r.n++
+			}
+		}
+	}()
+}
+
+// StartDraining ranges over a channel that Stop can close.
+func (r *refresher) StartDraining(in chan int) {
+	go func() {
+		for v := range in {
+			r.n += v
+		}
+	}()
+}
+
+func (r *refresher) Stop() {
+	close(r.quit)
+	r.wg.Wait()
+}
+
+// poller has no shutdown method: its loop is the process's, not a lie of
+// a Stop that cannot reach it.
+type poller struct{ n int }
+
+func (p *poller) Start() {
+	go func() {
+		for range time.Tick(time.Second) {
+			p.n++
+		}
+	}()
+}
+
+// A package-level starter has no type whose shutdown it could escape.
+func startTicking(n *int) {
+	go func() {
+		for range time.Tick(time.Second) {
+			*n++
+		}
+	}()
+}
