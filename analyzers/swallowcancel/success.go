@@ -611,7 +611,7 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 		s.checkNilCompletions(cc, x)
 	}
 	idx := analysisutil.ErrorResult(f.Sig)
-	if idx < 0 || s.quiet[f] || s.groupGoroutine(f) {
+	if idx < 0 || s.quiet[f] || s.groupGoroutine(f) && !s.groupLosesCancel(f) {
 		return
 	}
 	ctxErrs := make(map[types.Object]bool) // variables assigned x.Err() in the clause

@@ -75,6 +75,7 @@ type state struct {
 	quiet  map[*ctxflow.Func]bool
 	group  map[ast.Node]bool // literals run by a group (errgroup, scope)
 	unread map[ast.Node]bool // group literals whose errors no Wait reads
+	runs   map[ast.Node]*goroutines.GroupRun
 	goLit  map[ast.Node]bool // literals run by a go statement
 	// escaped memoizes escapes: whether a variable is mentioned in a
 	// literal or has its address taken (one walk per variable).
@@ -99,12 +100,14 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		rt:      res.ImportsRuntime(),
 		group:   make(map[ast.Node]bool),
 		unread:  make(map[ast.Node]bool),
+		runs:    make(map[ast.Node]*goroutines.GroupRun),
 		goLit:   goLiterals(ins),
 		escaped: make(map[*types.Var]bool),
 	}
 	for lit, r := range pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).GroupRuns() {
 		s.group[lit] = true
 		s.unread[lit] = r.Unread
+		s.runs[lit] = r
 	}
 	for _, f := range res.Funcs {
 		s.quiet[f] = s.mayEndQuietly(f)
@@ -240,6 +243,57 @@ func (s *state) inTeardown(f *ctxflow.Func) bool {
 // there on cancellation is the group's idiom, since Wait reports the error
 // that canceled the group.
 func (s *state) groupGoroutine(f *ctxflow.Func) bool { return s.group[f.Node] }
+
+// groupLosesCancel reports whether f, a literal run by a group its owner
+// declares, returns into a Wait whose nil the owner passes on without
+// testing a context after it: when the owner's caller cancels, every
+// goroutine that returns nil on the group's Done makes Wait return nil,
+// so the owner returns what they produced as complete. The idiom of returning
+// nil there holds only when the owner looks at the context after Wait (or
+// another goroutine returns the cancellation).
+func (s *state) groupLosesCancel(f *ctxflow.Func) bool {
+	r := s.runs[f.Node]
+	owner := f.Parent
+	if r == nil || r.Group == nil || r.Unread || owner == nil || s.quiet[owner] {
+		return false
+	}
+	// An owner that returns only its error may treat the end of its
+	// context as its stop (the convention checkFiltered keeps too); one
+	// that returns what the goroutines produced passes it off as complete.
+	if analysisutil.ErrorResult(owner.Sig) < 0 || owner.Sig.Results().Len() < 2 || !analysisutil.TakesContext(owner.Sig) {
+		return false
+	}
+	g := s.graphs.Func(owner.Node)
+	if g == nil {
+		return false
+	}
+	waits := 0
+	tested := false
+	ast.Inspect(owner.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || tested {
+			return !tested
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Wait" {
+			return true
+		}
+		if id, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || s.info.ObjectOf(id) != r.Group {
+			return true
+		}
+		waits++
+		p, ok := g.Locate(call)
+		if !ok {
+			tested = true // cannot tell: keep the idiom
+			return false
+		}
+		if _, ok := g.Reaches(p, func(m ast.Node) bool { return m != call && s.res.ChecksCancel(m) }, nil); ok {
+			tested = true
+		}
+		return true
+	})
+	return waits > 0 && !tested
+}
 
 // unreadResult reports whether f is a group literal whose errors no one
 // reads (the group's Wait results are discarded): like a goroutine, it

@@ -692,3 +692,55 @@ func (c *compactor) reportFieldAndContinue(ctx context.Context, keys []string) e
 	}
 	return nil
 }
+
+// groupCollect returns what its producer sent: on the caller's
+// cancellation the producer returns nil, Wait returns nil, and a truncated
+// count is returned as complete.
+func groupCollect(ctx context.Context, in <-chan int) (int, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	vals := make(chan int)
+	g.Go(func() error {
+		defer close(vals)
+		for v := range in {
+			select {
+			case vals <- v:
+			case <-gctx.Done():
+				return nil // want `function literal returns a nil error when gctx is done, so callers see success for work that was canceled`
+			}
+		}
+		return nil
+	})
+	n := 0
+	g.Go(func() error {
+		for range vals {
+			n++
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return n, err
+	}
+	return n, nil
+}
+
+// groupCollectChecked tests the context after Wait: the cancellation is
+// reported there.
+func groupCollectChecked(ctx context.Context, in <-chan int) (int, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	n := 0
+	g.Go(func() error {
+		for v := range in {
+			select {
+			case <-gctx.Done():
+				return nil
+			default:
+				n += v
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return n, err
+	}
+	return n, ctx.Err()
+}
