@@ -60,14 +60,20 @@
 //     the way, by a return of a nil error and at least one result that is
 //     not a zero value: the caller gets values built from a canceled call
 //     (a function that returns only its error, or zero values, is not
-//     reported: cancellation as a Run's stop is a convention);
+//     reported: cancellation as a Run's stop is a convention), or, in a
+//     function that returns only its error, by a return of a call given
+//     another result of the filtered call (`return save(ctx, res)`): the
+//     half-done result is recorded as finished;
 //   - in a loop over a collection, a branch that only logs the error and
 //     goes on to the next item, or that skips canceled items
 //     (`if errors.Is(err, context.Canceled) { continue }`); over a function
 //     iterator made by a context-bound call (`for p, err := range
 //     walk(ctx, root)`), the error it yields is such an error, reported
 //     when the function then returns a nil error;
-//   - outside loops, a branch that only logs the error when the function
+//   - outside loops, a branch that only logs the error (a call of the log
+//     packages or of a logger; also a call through a function value of
+//     printf shape, `func(format string, args ...any)` with no results,
+//     such as a logf field) when the function
 //     then returns a nil error with no further context-bound work;
 //   - an iterator whose Err is never read: `for rows.Next() { ... }` on a
 //     local whose type has `Next(...) bool` and `Err() error` (sql.Rows and
@@ -136,7 +142,11 @@
 //     error that canceled its context (that Wait is itself a carrier, for
 //     a group made by errgroup.WithContext or the runtime's scope.New with
 //     a context that can end: dropping or only logging its error is
-//     reported);
+//     reported); but a literal's nil on the group context's Done is
+//     reported when its owner, given a caller's context, returns results
+//     besides its error and tests no context on any path after Wait: on
+//     the caller's cancellation every goroutine returns nil, Wait returns
+//     nil, and what they produced is returned as complete;
 //   - outside loops, in functions without an error result, explicit drops
 //     (`_ = f(ctx)`) and branches that handle the error (an http handler
 //     whose client left has nothing to return); calls of methods of
@@ -188,7 +198,9 @@
 //   - nil returned when the context ended in a worker whose body ends in a
 //     `for {}` that nothing breaks out of, when every nil return is guarded
 //     by a test of the context (or a wait helper given it that answers with
-//     a bool): nil means stopped, and there is no other success;
+//     a bool): nil means stopped, and there is no other success (a worker
+//     that returns ctx.Err() or context.Cause(ctx) on another path says its
+//     stop is an error, so its nil for the same stop is reported);
 //   - _test.go files, unless the tests setting is on.
 //
 // To silence one finding, give a reason:
