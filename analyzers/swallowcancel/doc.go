@@ -75,6 +75,12 @@
 //     printf shape, `func(format string, args ...any)` with no results,
 //     such as a logf field) when the function
 //     then returns a nil error with no further context-bound work;
+//   - a retry loop whose condition stops on the end of the context
+//     (`ctx.Err() == nil`, or a bool helper of the package that tests it,
+//     such as a retrier's Next reading its context field) followed by a
+//     return of a variable declared nil before the loop that nothing set:
+//     when the context ended before the first attempt, the function
+//     returns nil for work that never ran;
 //   - an iterator whose Err is never read: `for rows.Next() { ... }` on a
 //     local whose type has `Next(...) bool` and `Err() error` (sql.Rows and
 //     drivers' cursors), made by a call whose error may carry cancellation

@@ -76,7 +76,8 @@ type state struct {
 	group  map[ast.Node]bool // literals run by a group (errgroup, scope)
 	unread map[ast.Node]bool // group literals whose errors no Wait reads
 	runs   map[ast.Node]*goroutines.GroupRun
-	goLit  map[ast.Node]bool // literals run by a go statement
+	decls  map[*types.Func]*ctxflow.Func // built on first use by declOf
+	goLit  map[ast.Node]bool             // literals run by a go statement
 	// escaped memoizes escapes: whether a variable is mentioned in a
 	// literal or has its address taken (one walk per variable).
 	escaped map[*types.Var]bool
@@ -133,6 +134,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			s.checkCase(cur, n)
 		case *ast.ForStmt:
 			s.checkIterErr(cur, n)
+			s.checkNoAttempt(cur, n)
 		case *ast.CommClause:
 			s.checkDone(cur, n)
 		case *ast.DeferStmt:

@@ -744,3 +744,74 @@ func groupCollectChecked(ctx context.Context, in <-chan int) (int, error) {
 	}
 	return n, ctx.Err()
 }
+
+// ---- a retry loop that may make no attempt ----
+
+type retrier struct {
+	ctx context.Context
+	n   int
+}
+
+func (r *retrier) Next() bool {
+	if r.ctx.Err() != nil {
+		return false
+	}
+	r.n++
+	return r.n <= 3
+}
+
+func applyRetried(ctx context.Context, k string) error {
+	var lastErr error
+	for r := (&retrier{ctx: ctx}); r.Next(); {
+		if lastErr = store.Put(ctx, k, "v"); lastErr == nil {
+			return nil
+		}
+	}
+	return lastErr // want `when the context has ended before the first attempt the loop condition is false at once and lastErr is still nil, so applyRetried returns success for work that never ran`
+}
+
+func applyCounted(ctx context.Context, k string) error {
+	var lastErr error
+	for i := 0; i < 3 && ctx.Err() == nil; i++ {
+		if lastErr = store.Put(ctx, k, "v"); lastErr == nil {
+			return nil
+		}
+	}
+	return lastErr // want `lastErr is still nil, so applyCounted returns success`
+}
+
+// applyPreset starts from an error that says no attempt was made.
+func applyPreset(ctx context.Context, k string) error {
+	lastErr := errBatch
+	for i := 0; i < 3 && ctx.Err() == nil; i++ {
+		if lastErr = store.Put(ctx, k, "v"); lastErr == nil {
+			return nil
+		}
+	}
+	return lastErr
+}
+
+// applyReported reports the context's end when no attempt was made.
+func applyReported(ctx context.Context, k string) error {
+	var lastErr error
+	for i := 0; i < 3 && ctx.Err() == nil; i++ {
+		if lastErr = store.Put(ctx, k, "v"); lastErr == nil {
+			return nil
+		}
+	}
+	if lastErr == nil {
+		return ctx.Err()
+	}
+	return lastErr
+}
+
+// applyUnbounded's condition does not look at the context.
+func applyUnbounded(ctx context.Context, k string, tries int) error {
+	var lastErr error
+	for i := 0; i < tries; i++ {
+		if lastErr = store.Put(ctx, k, "v"); lastErr == nil {
+			return nil
+		}
+	}
+	return lastErr
+}
