@@ -103,6 +103,15 @@
 // judged by the rules above; a type without a shutdown method, and a
 // function that is not a method, make no promise it breaks.
 //
+// And it reports a goroutine literal that ranges over a channel its owner
+// made (`ch := make(chan T)`) and uses only to send on, close, len or cap,
+// when some path from the owner's entry through the go statement to a
+// return never closes it (a deferred close covers every path; a close
+// before the go statement, of a prefilled job channel, counts): nothing
+// else can close the channel, so on that path the goroutine blocks in the
+// range forever. A channel handed to a call, stored, returned or captured
+// by another literal is not judged.
+//
 // Fixes: when the owner is a function with a context parameter and the
 // goroutine is a `go func() { ... }()` literal, run it in a scope of the
 // runtime (github.com/cancelcheck/cancelcheck/rt/scope) that the owner

@@ -69,6 +69,18 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			rep.Report(endless(g))
 			continue
 		}
+		if s := g.Stranded; s != nil {
+			rep.Report(analysis.Diagnostic{
+				Pos: g.Start.Pos(), End: startEnd(g),
+				Message: fmt.Sprintf("goroutine ranges over %s, which %s can return without closing: nothing else can close it, so on that path the goroutine blocks in the range forever",
+					s.Chan.Name(), g.Owner.Name()),
+				Related: []analysis.RelatedInformation{
+					{Pos: s.Exit, Message: g.Owner.Name() + " returns here with " + s.Chan.Name() + " open"},
+					{Pos: s.Range.Pos(), Message: "the goroutine waits for " + s.Chan.Name() + " to be closed here"},
+				},
+			})
+			continue
+		}
 		if g.UnjoinedPos.IsValid() {
 			if len(g.Uses) == 0 && c.cfg.NoLoops {
 				continue

@@ -2,6 +2,7 @@ package goroutines
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/cfg"
@@ -114,4 +115,153 @@ func shutdownMethod(recv types.Type, self *types.Func) *types.Func {
 		}
 	}
 	return nil
+}
+
+// Stranded is a goroutine that ranges over a channel of its owner which
+// the owner leaves open on some path: nobody else can close it, so the
+// goroutine blocks in the range forever.
+type Stranded struct {
+	Chan  *types.Var     // the owner's channel
+	Range *ast.RangeStmt // the goroutine's loop over it
+	Exit  token.Pos      // where the owner returns with the channel open
+}
+
+// stranded reports g, a literal ranging over a channel variable of its
+// owner, when the channel does not escape the owner (its only uses are
+// that range, sends, close, len and cap) and a path from the go statement
+// reaches a return of the owner without closing it, on a path from the
+// owner's entry that did not close it before the go statement either (a
+// deferred close, or a deferred literal that closes it, covers every path).
+func (a *analysis) stranded(o *owner, g *Goroutine) *Stranded {
+	if _, ok := g.Start.(*ast.GoStmt); !ok || g.Lit == nil || o.graph == nil {
+		return nil
+	}
+	var rng *ast.RangeStmt
+	var ch *types.Var
+	ast.Inspect(g.Lit.Body, func(n ast.Node) bool {
+		if rng != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			id, ok := ast.Unparen(n.X).(*ast.Ident)
+			if !ok {
+				return true
+			}
+			v, ok := a.info.Uses[id].(*types.Var)
+			if !ok || v.IsField() || !(o.fn.Body.Pos() <= v.Pos() && v.Pos() < o.fn.Body.End()) || g.Lit.Pos() <= v.Pos() && v.Pos() < g.Lit.End() {
+				return true
+			}
+			if _, isChan := v.Type().Underlying().(*types.Chan); isChan {
+				rng, ch = n, v
+			}
+		}
+		return true
+	})
+	if rng == nil || !a.madeHere(o, ch) || a.chanEscapes(o, g, ch, rng) {
+		return nil
+	}
+	closes := func(n ast.Node) bool {
+		found := false
+		ast.Inspect(n, func(m ast.Node) bool {
+			if call, ok := m.(*ast.CallExpr); ok && a.isBuiltin(call, "close") && len(call.Args) == 1 {
+				if id, ok := ast.Unparen(call.Args[0]).(*ast.Ident); ok && a.info.Uses[id] == ch {
+					found = true
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	p, ok := o.graph.Locate(g.Start)
+	if !ok {
+		return nil
+	}
+	// A path entry -> go statement -> return that passes no close: a close
+	// before the go statement (a prefilled job channel) closes it too.
+	start := p.Node()
+	if _, ok := o.graph.Reaches(o.graph.Entry(), func(n ast.Node) bool { return n == start }, closes); !ok {
+		return nil
+	}
+	exit, ok := o.graph.ExitAvoiding(p.Next(), closes)
+	if !ok {
+		return nil
+	}
+	return &Stranded{Chan: ch, Range: rng, Exit: exit.Pos(o.fn.Body)}
+}
+
+// madeHere reports whether v is defined in the owner by `v := make(...)`
+// or `var v = make(...)`.
+func (a *analysis) madeHere(o *owner, v *types.Var) bool {
+	found := false
+	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok != token.DEFINE || len(n.Lhs) != len(n.Rhs) {
+				return true
+			}
+			for i, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && a.info.Defs[id] == v {
+					call, ok := ast.Unparen(n.Rhs[i]).(*ast.CallExpr)
+					found = ok && a.isBuiltin(call, "make")
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if a.info.Defs[id] == v && i < len(n.Values) {
+					call, ok := ast.Unparen(n.Values[i]).(*ast.CallExpr)
+					found = ok && a.isBuiltin(call, "make")
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// chanEscapes reports whether the owner uses v other than by sending on
+// it, closing it, len/cap, and the goroutine's range: handed to a call,
+// assigned, returned, stored or captured by another literal, someone else
+// may close it.
+func (a *analysis) chanEscapes(o *owner, g *Goroutine, v *types.Var, rng *ast.RangeStmt) bool {
+	allowed := make(map[*ast.Ident]bool)
+	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SendStmt:
+			if id, ok := ast.Unparen(n.Chan).(*ast.Ident); ok {
+				allowed[id] = true
+			}
+		case *ast.CallExpr:
+			if (a.isBuiltin(n, "close") || a.isBuiltin(n, "len") || a.isBuiltin(n, "cap")) && len(n.Args) == 1 {
+				if id, ok := ast.Unparen(n.Args[0]).(*ast.Ident); ok {
+					allowed[id] = true
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						allowed[id] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	if id, ok := ast.Unparen(rng.X).(*ast.Ident); ok {
+		allowed[id] = true
+	}
+	escapes := false
+	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && (a.info.Uses[id] == v || a.info.Defs[id] == v) && !allowed[id] {
+			escapes = true
+		}
+		return !escapes
+	})
+	return escapes
 }

@@ -121,6 +121,9 @@ type Goroutine struct {
 	// Endless is set when no path through the goroutine ends and its
 	// owner's type has a shutdown method that therefore cannot end it.
 	Endless *Endless
+	// Stranded is set when the goroutine ranges over a channel of its
+	// owner that the owner leaves open on some path.
+	Stranded *Stranded
 }
 
 // JoinedOnEveryPath is the Join of a goroutine whose owner waits for it

@@ -147,6 +147,9 @@ func (a *analysis) classify(g *Goroutine) {
 		if g.Untracked == nil {
 			g.Endless = a.endless(o, g)
 		}
+		if g.Untracked == nil && g.Endless == nil {
+			g.Stranded = a.stranded(o, g)
+		}
 		return
 	}
 	g.Uses = reasons
