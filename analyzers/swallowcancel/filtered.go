@@ -103,34 +103,23 @@ func (s *state) checkFiltered(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfSt
 // assigned errVar before n (res, err := run(ctx) ... return save(ctx, res)),
 // or nil.
 func (s *state) recordsResults(cur inspector.Cursor, n *ast.IfStmt, errVar *types.Var, ret *ast.ReturnStmt) *ast.CallExpr {
-	var as *ast.AssignStmt
-	if n.Init != nil {
-		as, _ = n.Init.(*ast.AssignStmt)
-	} else if prev, ok := cur.PrevSibling(); ok {
-		as, _ = prev.Node().(*ast.AssignStmt)
-	}
-	if as == nil || len(as.Rhs) != 1 || len(ret.Results) != 1 {
+	as, call := sourceAssign(cur, n, errVar, s.info)
+	if call == nil || len(ret.Results) != 1 {
 		return nil
 	}
-	if _, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); !ok {
+	rc, ok := ast.Unparen(ret.Results[0]).(*ast.CallExpr)
+	if !ok {
 		return nil
 	}
 	var others []types.Object
-	assignsErr := false
 	for _, l := range as.Lhs {
 		id, ok := l.(*ast.Ident)
 		if !ok || id.Name == "_" {
 			continue
 		}
-		if obj := s.info.ObjectOf(id); obj == errVar {
-			assignsErr = true
-		} else if obj != nil {
+		if obj := s.info.ObjectOf(id); obj != nil && obj != errVar {
 			others = append(others, obj)
 		}
-	}
-	rc, ok := ast.Unparen(ret.Results[0]).(*ast.CallExpr)
-	if !assignsErr || !ok {
-		return nil
 	}
 	for _, arg := range rc.Args {
 		for _, o := range others {

@@ -10,7 +10,6 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
-	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
 // checkNoAttempt reports a retry loop whose condition stops on the end of
@@ -137,29 +136,12 @@ func (s *state) condObservesCtx(cond ast.Expr) bool {
 			found = true
 			return false
 		}
-		if f := s.declOf(fn); f != nil && s.res.ChecksCancel(f.Body) {
+		if f := s.res.DeclOf(fn); f != nil && s.res.ChecksCancel(f.Body) {
 			found = true
 		}
 		return !found
 	})
 	return found
-}
-
-// declOf returns the ctxflow function of a declared function of the
-// package, or nil.
-func (s *state) declOf(fn *types.Func) *ctxflow.Func {
-	if fn.Pkg() != s.pass.Pkg {
-		return nil
-	}
-	if s.decls == nil {
-		s.decls = make(map[*types.Func]*ctxflow.Func)
-		for _, f := range s.res.Funcs {
-			if f.Obj != nil {
-				s.decls[f.Obj] = f
-			}
-		}
-	}
-	return s.decls[fn.Origin()]
 }
 
 // assignsTo reports whether n assigns v anywhere (=, :=, op=, ++), outside

@@ -200,28 +200,34 @@ func (s *state) logOnly(b *ast.BlockStmt) bool {
 // sourceCall returns the call whose error the if statement tests: the call
 // of its init statement, or of the statement just before it.
 func sourceCall(cur inspector.Cursor, n *ast.IfStmt, v *types.Var, info *types.Info) *ast.CallExpr {
-	assigns := func(st ast.Stmt) *ast.CallExpr {
-		as, ok := st.(*ast.AssignStmt)
-		if !ok || len(as.Rhs) != 1 {
-			return nil
-		}
-		for _, l := range as.Lhs {
-			if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) == v {
-				call, _ := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
-				return call
-			}
-		}
+	as, call := sourceAssign(cur, n, v, info)
+	if as == nil {
 		return nil
 	}
-	if n.Init != nil {
-		return assigns(n.Init)
-	}
-	if prev, ok := cur.PrevSibling(); ok {
-		if st, ok := prev.Node().(ast.Stmt); ok {
-			return assigns(st)
+	return call
+}
+
+// sourceAssign returns the assignment of v from a single call that the if
+// statement at cur tests (its init, or the statement just before it), and
+// that call (nil when the right side is not a call); nil when there is none.
+func sourceAssign(cur inspector.Cursor, n *ast.IfStmt, v *types.Var, info *types.Info) (*ast.AssignStmt, *ast.CallExpr) {
+	st := n.Init
+	if st == nil {
+		if prev, ok := cur.PrevSibling(); ok {
+			st, _ = prev.Node().(ast.Stmt)
 		}
 	}
-	return nil
+	as, ok := st.(*ast.AssignStmt)
+	if !ok || len(as.Rhs) != 1 {
+		return nil, nil
+	}
+	for _, l := range as.Lhs {
+		if id, ok := l.(*ast.Ident); ok && info.ObjectOf(id) == v {
+			call, _ := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+			return as, call
+		}
+	}
+	return nil, nil
 }
 
 // checksAfterLoop reports whether the function tests its context after the

@@ -76,8 +76,7 @@ type state struct {
 	group  map[ast.Node]bool // literals run by a group (errgroup, scope)
 	unread map[ast.Node]bool // group literals whose errors no Wait reads
 	runs   map[ast.Node]*goroutines.GroupRun
-	decls  map[*types.Func]*ctxflow.Func // built on first use by declOf
-	goLit  map[ast.Node]bool             // literals run by a go statement
+	goLit  map[ast.Node]bool // literals run by a go statement
 	// escaped memoizes escapes: whether a variable is mentioned in a
 	// literal or has its address taken (one walk per variable).
 	escaped map[*types.Var]bool

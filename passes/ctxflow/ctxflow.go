@@ -89,6 +89,7 @@ type Result struct {
 	ImportsContext bool
 
 	byNode  map[ast.Node]*Func
+	byObj   map[*types.Func]*Func
 	info    *types.Info
 	assigns map[types.Object][]assign
 	pass    *analysis.Pass
@@ -147,6 +148,15 @@ type assign struct {
 // FuncOf returns the Func for a *ast.FuncDecl or *ast.FuncLit, or nil.
 func (r *Result) FuncOf(n ast.Node) *Func { return r.byNode[n] }
 
+// DeclOf returns the Func of a function or method declared in this package
+// (the generic origin of an instance), or nil.
+func (r *Result) DeclOf(fn *types.Func) *Func {
+	if fn == nil {
+		return nil
+	}
+	return r.byObj[fn.Origin()]
+}
+
 // Enclosing returns the innermost function that contains the cursor's node.
 func (r *Result) Enclosing(c inspector.Cursor) *Func {
 	for e := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
@@ -174,6 +184,7 @@ func run(pass *analysis.Pass) (any, error) {
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	r := &Result{
 		byNode:  make(map[ast.Node]*Func),
+		byObj:   make(map[*types.Func]*Func),
 		info:    pass.TypesInfo,
 		assigns: make(map[types.Object][]assign),
 		pass:    pass,
@@ -402,6 +413,9 @@ func (rs *returnSite) carries(r *Result) bool {
 func (r *Result) addFunc(f *Func, recv *ast.FieldList) {
 	r.Funcs = append(r.Funcs, f)
 	r.byNode[f.Node] = f
+	if f.Obj != nil {
+		r.byObj[f.Obj] = f
+	}
 	params := f.Sig.Params()
 	for i := range params.Len() {
 		p := params.At(i)

@@ -108,13 +108,7 @@ func shutdownMethod(recv types.Type, self *types.Func) *types.Func {
 	if _, ok := types.Unalias(t).(*types.Named); !ok {
 		return nil
 	}
-	for _, name := range []string{"Close", "Stop", "Shutdown", "GracefulStop"} {
-		obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), false, nil, name)
-		if fn, ok := obj.(*types.Func); ok && fn != self {
-			return fn
-		}
-	}
-	return nil
+	return methodNamed(t, shutdownNames, self)
 }
 
 // Stranded is a goroutine that ranges over a channel of its owner which
@@ -207,15 +201,13 @@ func (a *analysis) madeHere(o *owner, v *types.Var) bool {
 			}
 			for i, l := range n.Lhs {
 				if id, ok := l.(*ast.Ident); ok && a.info.Defs[id] == v {
-					call, ok := ast.Unparen(n.Rhs[i]).(*ast.CallExpr)
-					found = ok && a.isBuiltin(call, "make")
+					found = a.isMake(n.Rhs[i])
 				}
 			}
 		case *ast.ValueSpec:
 			for i, id := range n.Names {
 				if a.info.Defs[id] == v && i < len(n.Values) {
-					call, ok := ast.Unparen(n.Values[i]).(*ast.CallExpr)
-					found = ok && a.isBuiltin(call, "make")
+					found = a.isMake(n.Values[i])
 				}
 			}
 		}

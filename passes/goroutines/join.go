@@ -879,20 +879,32 @@ func closable(t types.Type) bool {
 	if _, ok := types.Unalias(t).(*types.Named); !ok {
 		return false
 	}
-	// Look the names up rather than build a method set per goroutine site:
-	// the set of a large type is costly and only five names matter.
+	return methodNamed(t, closerNames, nil) != nil
+}
+
+// shutdownNames name the methods that end what a type runs; closerNames
+// add Wait, which ends it by waiting.
+var (
+	shutdownNames = []string{"Close", "Stop", "Shutdown", "GracefulStop"}
+	closerNames   = append(shutdownNames[:len(shutdownNames):len(shutdownNames)], "Wait")
+)
+
+// methodNamed returns the first method of t (or *t; an interface's own)
+// with one of names, other than skip, or nil. The names are looked up
+// rather than a method set built per goroutine site: the set of a large
+// type is costly and only a few names matter.
+func methodNamed(t types.Type, names []string, skip *types.Func) *types.Func {
 	recv := types.Type(types.NewPointer(t))
 	if types.IsInterface(t) {
 		recv = t
 	}
-	for _, name := range []string{"Close", "Stop", "Shutdown", "Wait", "GracefulStop"} {
-		if obj, _, _ := types.LookupFieldOrMethod(recv, false, nil, name); obj != nil {
-			if _, isFunc := obj.(*types.Func); isFunc {
-				return true
-			}
+	for _, name := range names {
+		obj, _, _ := types.LookupFieldOrMethod(recv, false, nil, name)
+		if fn, ok := obj.(*types.Func); ok && fn != skip {
+			return fn
 		}
 	}
-	return false
+	return nil
 }
 
 func deref(t types.Type) types.Type {
