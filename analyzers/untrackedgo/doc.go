@@ -12,7 +12,11 @@
 // on every path, or a helper known through facts to do one of these
 // ("joins via parameter N"). It is bound when it is a worker loop or a
 // watcher that ends with a context or stop channel (`for {}` loops, ranges
-// over channels, `<-ctx.Done()`, a stop channel of the owner), and
+// over channels, `<-ctx.Done()`, a stop channel of the owner); a range over
+// a job channel the owner made for this call and only sends on and closes
+// binds nothing, since the range ends when the owner closes the channel but
+// the work of the last jobs goes on after the owner returned, so such
+// workers need a join; and
 // a future when its only owner state is the context and its last act is
 // sending its value (not an error alone) on every path into a buffer of
 // the owner with room for it (one slot per sender): an owner that stops

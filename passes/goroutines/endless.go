@@ -154,7 +154,7 @@ func (a *analysis) stranded(o *owner, g *Goroutine) *Stranded {
 		}
 		return true
 	})
-	if rng == nil || !a.madeHere(o, ch) || a.chanEscapes(o, g, ch, rng) {
+	if rng == nil || !a.madeHere(o, ch) || a.chanEscapes(o, ch, rng.X) {
 		return nil
 	}
 	closes := func(n ast.Node) bool {
@@ -184,6 +184,22 @@ func (a *analysis) stranded(o *owner, g *Goroutine) *Stranded {
 		return nil
 	}
 	return &Stranded{Chan: ch, Range: rng, Exit: exit.Pos(o.fn.Body)}
+}
+
+// perCallChan reports whether x, ranged over by g, is a job channel of
+// this call: a variable the owner made (`jobs := make(chan T)`) and uses
+// only to send on, close, len or cap.
+func (a *analysis) perCallChan(o *owner, g *Goroutine, x ast.Expr) bool {
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok || o.fn.Body == nil {
+		return false
+	}
+	v, ok := a.info.Uses[id].(*types.Var)
+	if !ok || v.IsField() || !(o.fn.Body.Pos() <= v.Pos() && v.Pos() < o.fn.Body.End()) ||
+		(g.Lit != nil && g.Lit.Pos() <= v.Pos() && v.Pos() < g.Lit.End()) {
+		return false
+	}
+	return a.madeHere(o, v) && !a.chanEscapes(o, v, x)
 }
 
 // madeHere reports whether v is defined in the owner by `v := make(...)`
@@ -220,7 +236,7 @@ func (a *analysis) madeHere(o *owner, v *types.Var) bool {
 // it, closing it, len/cap, and the goroutine's range: handed to a call,
 // assigned, returned, stored or captured by another literal, someone else
 // may close it.
-func (a *analysis) chanEscapes(o *owner, g *Goroutine, v *types.Var, rng *ast.RangeStmt) bool {
+func (a *analysis) chanEscapes(o *owner, v *types.Var, rangeX ast.Expr) bool {
 	allowed := make(map[*ast.Ident]bool)
 	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -245,7 +261,7 @@ func (a *analysis) chanEscapes(o *owner, g *Goroutine, v *types.Var, rng *ast.Ra
 		}
 		return true
 	})
-	if id, ok := ast.Unparen(rng.X).(*ast.Ident); ok {
+	if id, ok := ast.Unparen(rangeX).(*ast.Ident); ok {
 		allowed[id] = true
 	}
 	escapes := false

@@ -92,7 +92,7 @@ func (a *analysis) classify(g *Goroutine) {
 	// Bound: worker loops and watchers.
 	switch {
 	case g.Lit != nil:
-		g.Bound = a.isBound(g.Lit.Body, outside)
+		g.Bound = a.isBound(g.Lit.Body, outside, func(x ast.Expr) bool { return a.perCallChan(o, g, x) })
 	case g.Callee != nil:
 		g.Bound = a.boundCallee(g.Callee)
 	}

@@ -81,7 +81,7 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 		}
 		return true
 	})
-	s.bound = a.isBound(decl.Body, func(obj types.Object) bool { _, ok := params[obj]; return ok || isField(obj) })
+	s.bound = a.isBound(decl.Body, func(obj types.Object) bool { _, ok := params[obj]; return ok || isField(obj) }, nil)
 	s.signals = a.signalsAnything(decl.Body)
 	return s
 }
@@ -183,7 +183,12 @@ func (a *analysis) boundCallee(fn *types.Func) bool {
 // the body (parameters, captured variables, fields). Checking ctx.Err()
 // in a retry loop, or calling something that does, does not make a body
 // bound: the work still ends on its own, and uses the context meanwhile.
-func (a *analysis) isBound(body *ast.BlockStmt, outside func(types.Object) bool) bool {
+//
+// A range over a channel for which perCall is true (a job channel the
+// owner made for this call) binds nothing: the range ends when the owner
+// closes the channel, but the work of the last jobs goes on after that, so
+// such workers are bound only by a join.
+func (a *analysis) isBound(body *ast.BlockStmt, outside func(types.Object) bool, perCall func(ast.Expr) bool) bool {
 	for _, stmt := range body.List {
 		if es, ok := stmt.(*ast.ExprStmt); ok {
 			if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok && a.boundCallee(analysisutil.Callee(a.info, call)) {
@@ -213,7 +218,7 @@ func (a *analysis) isBound(body *ast.BlockStmt, outside func(types.Object) bool)
 				}
 			case *ast.RangeStmt:
 				if t := a.info.TypeOf(m.X); t != nil {
-					if _, ok := t.Underlying().(*types.Chan); ok {
+					if _, ok := t.Underlying().(*types.Chan); ok && (perCall == nil || !perCall(m.X)) {
 						bound = true
 						return false
 					}
