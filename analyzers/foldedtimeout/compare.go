@@ -42,7 +42,71 @@ func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
 	}
 	// Only errors known to come from context-bound work: a parameter of a
 	// helper such as mapErr(ctx.Err()) is usually the bare sentinel.
-	return s.res.MayCarryCancel(e) || s.assignedCarrier(cur, e)
+	return s.res.MayCarryCancel(e) || s.assignedCarrier(cur, e) || s.paramCarries(cur, e)
+}
+
+// paramCarries reports whether e is an error parameter of the declared
+// function at cur, never assigned in its body, that its callers may hand a
+// wrapped cancellation. Comparing a parameter with a context sentinel says
+// the function expects to see cancellations; whether they arrive wrapped
+// is up to its callers: a call in this package that passes an error that
+// may carry cancellation and is not exact decides for yes, and so does a
+// function with no call here (its callers are elsewhere: an exported
+// function, a method reached through an interface, a function value).
+// When the calls here all pass ctx.Err(), a sentinel or an error that
+// carries no cancellation, they show what the function is for, and the
+// comparison is exact.
+func (s *state) paramCarries(cur inspector.Cursor, e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := s.info.Uses[id].(*types.Var)
+	if !ok {
+		return false
+	}
+	f := s.res.Enclosing(cur)
+	for f != nil && f.Obj == nil {
+		f = f.Parent // a literal inside the function reads its parameter
+	}
+	if f == nil || f.Sig == nil {
+		return false
+	}
+	idx := -1
+	for i := 0; i < f.Sig.Params().Len(); i++ {
+		if f.Sig.Params().At(i) == v {
+			idx = i
+		}
+	}
+	if idx < 0 || f.Sig.Variadic() && idx == f.Sig.Params().Len()-1 || s.assignedIn(f.Body, v) {
+		return false
+	}
+	calls, _ := s.res.CallsOf(f.Obj)
+	if len(calls) == 0 {
+		return true
+	}
+	for _, call := range calls {
+		if idx < len(call.Args) && !s.exact(call.Args[idx]) && s.res.MayCarryCancel(call.Args[idx]) {
+			return true
+		}
+	}
+	return false
+}
+
+// assignedIn reports whether v is assigned anywhere in body.
+func (s *state) assignedIn(body *ast.BlockStmt, v *types.Var) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && s.info.Uses[id] == v {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // assignedCarrier reports whether e (a field or other non-variable

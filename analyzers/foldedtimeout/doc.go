@@ -28,6 +28,12 @@
 //     the branch: an argument of a call statement (`es.abort(errors.New("context
 //     done"))`), a send, or a store to a field or element (not log calls,
 //     panics or local variables);
+//   - a time limit made of a timer that cancels, `ctx, cancel :=
+//     context.WithCancel(p)` and `time.AfterFunc(d, cancel)`: when it fires
+//     the work ends with context.Canceled, so callers see a cancellation
+//     where a limit ran out (fix: context.WithTimeout(p, d), when the timer
+//     follows the WithCancel and is only stopped; a timer that is Reset, or
+//     whose function does more than cancel, is left alone);
 //   - a cancellation reported as a timeout: `case <-ctx.Done(): return
 //     ErrTimeout`, or `errors.Is(err, context.Canceled) || errors.Is(err,
 //     context.DeadlineExceeded)` mapped to a sentinel whose name or message
@@ -43,8 +49,15 @@
 //     error result (`err = fmt.Errorf("rpc %s: %s", m, err)`): it sees the
 //     value of every return statement;
 //   - err == context.Canceled, err != context.DeadlineExceeded and
-//     `switch err { case context.Canceled: }` on errors that may be wrapped,
-//     errors.Is(context.Canceled, err) with its arguments swapped, and
+//     `switch err { case context.Canceled: }` on errors that may be wrapped
+//     (an error parameter counts when a call in the package passes it one,
+//     or when no call in the package is known: comparing it with a context
+//     sentinel says cancellations arrive there, and its callers decide
+//     whether wrapped),
+//     errors.Is(context.Canceled, err) with its arguments swapped, a
+//     lookup m[err] in a map keyed by errors that the package keys by a
+//     context sentinel (`ignored: map[error]bool{context.Canceled: true}`:
+//     a lookup is an == comparison), and
 //     matching the text: err.Error() == "context canceled",
 //     strings.Contains(err.Error(), context.DeadlineExceeded.Error()).
 //
@@ -81,8 +94,10 @@
 //     or from a call given context.Background() or WithoutCancel; errors
 //     formatted after the function already tested for cancellation and
 //     returned (if ctx.Err() != nil { return ctx.Err() });
-//   - == against context.Canceled on errors of unknown origin (parameters:
-//     a helper like mapErr(ctx.Err()) receives the bare sentinel);
+//   - == against context.Canceled on a parameter of a helper that every
+//     call in the package gives ctx.Err(), a sentinel or an error that
+//     carries no cancellation (mapErr(ctx.Err()) receives the bare
+//     sentinel);
 //   - ctx.Err() == context.Canceled and context.Cause(ctx) == ...: those are
 //     never wrapped; comparisons inside Is methods and the context package;
 //   - contexts held in fields or package variables (their end is the

@@ -36,6 +36,8 @@ func (s *state) checkCall(cur inspector.Cursor, call *ast.CallExpr) {
 		s.checkAsSentinel(call)
 	case analysisutil.IsFunc(fn, "strings", "Contains"), analysisutil.IsFunc(fn, "strings", "HasSuffix"):
 		s.checkTextCompare(call)
+	case analysisutil.IsFunc(fn, "time", "AfterFunc"):
+		s.checkAfterFunc(cur, call)
 	}
 }
 

@@ -64,6 +64,9 @@ type state struct {
 	// first use (textOf).
 	ins  *inspector.Inspector
 	text *carrierText
+	// sentinelKeyed: the maps the package keys by a context sentinel,
+	// computed on first use (checkMapLookup).
+	sentinelKeyed map[types.Object]string
 }
 
 // textOf returns the carrier whose text the non-error expression e holds
@@ -100,6 +103,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	filter := []ast.Node{
 		(*ast.CallExpr)(nil), (*ast.CompositeLit)(nil), (*ast.BinaryExpr)(nil),
 		(*ast.SwitchStmt)(nil), (*ast.CommClause)(nil), (*ast.IfStmt)(nil),
+		(*ast.IndexExpr)(nil),
 	}
 	for cur := range ins.Root().Preorder(filter...) {
 		if !c.cfg.Tests && strings.HasSuffix(pass.Fset.File(cur.Node().Pos()).Name(), "_test.go") {
@@ -118,6 +122,8 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			s.checkDoneClause(cur, n)
 		case *ast.IfStmt:
 			s.checkCancelIf(cur, n)
+		case *ast.IndexExpr:
+			s.checkMapLookup(cur, n)
 		}
 	}
 	s.flushFolds()

@@ -19,7 +19,7 @@ func TestFact(t *testing.T) {
 }
 
 func TestFixes(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), foldedtimeout.Analyzer, "fix")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), foldedtimeout.Analyzer, "fix", "afterfunc")
 }
 
 // TestGo119 checks that no fix needs two %w where the module's Go version

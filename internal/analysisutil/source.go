@@ -47,3 +47,38 @@ func IndentAt(pass *analysis.Pass, pos token.Pos) string {
 	}
 	return Indent(pass.Fset, src, pos)
 }
+
+// DeleteLines returns the edit that removes stmt together with the line it
+// stands on, when stmt has its lines to itself (only blanks before it on
+// its first line and after it on its last); ok is false otherwise, or when
+// the file cannot be read.
+func DeleteLines(pass *analysis.Pass, stmt ast.Node) (analysis.TextEdit, bool) {
+	src := ReadSource(pass, stmt.Pos())
+	if src == nil {
+		return analysis.TextEdit{}, false
+	}
+	tf := pass.Fset.File(stmt.Pos())
+	start, end := tf.Offset(stmt.Pos()), tf.Offset(stmt.End())
+	if end > len(src) || start > end {
+		return analysis.TextEdit{}, false
+	}
+	ls := start
+	for ls > 0 && (src[ls-1] == ' ' || src[ls-1] == '\t') {
+		ls--
+	}
+	if ls > 0 && src[ls-1] != '\n' {
+		return analysis.TextEdit{}, false
+	}
+	le := end
+	for le < len(src) && (src[le] == ' ' || src[le] == '\t' || src[le] == '\r') {
+		le++
+	}
+	switch {
+	case le == len(src):
+	case src[le] == '\n':
+		le++
+	default:
+		return analysis.TextEdit{}, false
+	}
+	return analysis.TextEdit{Pos: tf.Pos(ls), End: tf.Pos(le)}, true
+}

@@ -126,6 +126,9 @@ type Result struct {
 	// roots holds the functions of this package that run work under a
 	// root context of their own (see MakesRoot).
 	roots map[*types.Func]*MakesRoot
+	// calls indexes the package's static calls, built on first use
+	// (CallsOf).
+	calls *callIndex
 }
 
 // assign is one assignment to an error variable.

@@ -207,9 +207,32 @@ func mapErr(err error) error {
 	return err
 }
 
+func mapsCtxErr(ctx context.Context) error { return mapErr(ctx.Err()) }
+
+// unknownOrigin has no caller here: whoever calls it decides what it sees.
 func unknownOrigin(err error) bool {
-	return err == context.Canceled
+	return err == context.Canceled // want `err == context.Canceled misses a wrapped cancellation`
 }
+
+// classify is given the error of a context-bound call.
+func classify(err error) string {
+	if err == context.DeadlineExceeded { // want `err == context.DeadlineExceeded misses a wrapped cancellation`
+		return "timeout"
+	}
+	return "failed"
+}
+
+func classifiesPut(ctx context.Context) string { return classify(store.Put(ctx, "k", "v")) }
+
+// classifyExact is only given ctx.Err(): never wrapped.
+func classifyExact(err error) string {
+	if err == context.DeadlineExceeded {
+		return "timeout"
+	}
+	return "canceled"
+}
+
+func classifiesCtx(ctx context.Context) string { return classifyExact(ctx.Err()) }
 
 func switchErr(ctx context.Context) string {
 	err := store.Put(ctx, "k", "v")

@@ -1,0 +1,72 @@
+package ctxflow
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// callIndex holds the static call sites of the package's declared
+// functions and the functions that escape as values.
+type callIndex struct {
+	calls   map[*types.Func][]*ast.CallExpr
+	escapes map[*types.Func]bool
+}
+
+// CallsOf returns the static calls of fn (a function or method declared in
+// this package; instances are folded into their generic origin) made in
+// this package, and whether fn is also used as a value (a method value, a
+// function passed or stored, an exported name or a method that callers
+// outside this package, or an interface, may call). A function with no
+// calls here and escapes false is dead code in this package.
+func (r *Result) CallsOf(fn *types.Func) (calls []*ast.CallExpr, escapes bool) {
+	if fn == nil {
+		return nil, false
+	}
+	fn = fn.Origin()
+	if r.calls == nil {
+		r.calls = r.buildCallIndex()
+	}
+	escapes = r.calls.escapes[fn] || fn.Exported()
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
+		escapes = true // an interface may reach it
+	}
+	return r.calls.calls[fn], escapes
+}
+
+func (r *Result) buildCallIndex() *callIndex {
+	ix := &callIndex{calls: make(map[*types.Func][]*ast.CallExpr), escapes: make(map[*types.Func]bool)}
+	callee := make(map[*ast.Ident]bool) // identifiers in call position
+	for _, f := range r.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var id *ast.Ident
+			switch fun := ast.Unparen(call.Fun).(type) {
+			case *ast.Ident:
+				id = fun
+			case *ast.SelectorExpr:
+				id = fun.Sel
+			case *ast.IndexExpr: // generic instantiation f[T](...)
+				id, _ = ast.Unparen(fun.X).(*ast.Ident)
+			case *ast.IndexListExpr:
+				id, _ = ast.Unparen(fun.X).(*ast.Ident)
+			}
+			if id == nil {
+				return true
+			}
+			if fn, ok := r.info.Uses[id].(*types.Func); ok && fn.Pkg() == r.pass.Pkg {
+				callee[id] = true
+				ix.calls[fn.Origin()] = append(ix.calls[fn.Origin()], call)
+			}
+			return true
+		})
+	}
+	for id, obj := range r.info.Uses {
+		if fn, ok := obj.(*types.Func); ok && fn.Pkg() == r.pass.Pkg && !callee[id] {
+			ix.escapes[fn.Origin()] = true
+		}
+	}
+	return ix
+}
