@@ -42,7 +42,10 @@ func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
 	}
 	// Only errors known to come from context-bound work: a parameter of a
 	// helper such as mapErr(ctx.Err()) is usually the bare sentinel.
-	return s.res.MayCarryCancel(e) || s.assignedCarrier(cur, e) || s.paramCarries(cur, e)
+	if carries, isParam := s.paramCarries(cur, e); isParam {
+		return carries
+	}
+	return s.res.MayCarryCancel(e) || s.assignedCarrier(cur, e)
 }
 
 // paramCarries reports whether e is an error parameter of the declared
@@ -56,21 +59,23 @@ func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
 // When the calls here all pass ctx.Err(), a sentinel or an error that
 // carries no cancellation, they show what the function is for, and the
 // comparison is exact.
-func (s *state) paramCarries(cur inspector.Cursor, e ast.Expr) bool {
+//
+// isParam is false when e is not such a parameter.
+func (s *state) paramCarries(cur inspector.Cursor, e ast.Expr) (carries, isParam bool) {
 	id, ok := ast.Unparen(e).(*ast.Ident)
 	if !ok {
-		return false
+		return false, false
 	}
 	v, ok := s.info.Uses[id].(*types.Var)
 	if !ok {
-		return false
+		return false, false
 	}
 	f := s.res.Enclosing(cur)
 	for f != nil && f.Obj == nil {
 		f = f.Parent // a literal inside the function reads its parameter
 	}
 	if f == nil || f.Sig == nil {
-		return false
+		return false, false
 	}
 	idx := -1
 	for i := 0; i < f.Sig.Params().Len(); i++ {
@@ -79,18 +84,18 @@ func (s *state) paramCarries(cur inspector.Cursor, e ast.Expr) bool {
 		}
 	}
 	if idx < 0 || f.Sig.Variadic() && idx == f.Sig.Params().Len()-1 || s.assignedIn(f.Body, v) {
-		return false
+		return false, false
 	}
 	calls, _ := s.res.CallsOf(f.Obj)
 	if len(calls) == 0 {
-		return true
+		return true, true
 	}
 	for _, call := range calls {
 		if idx < len(call.Args) && !s.exact(call.Args[idx]) && s.res.MayCarryCancel(call.Args[idx]) {
-			return true
+			return true, true
 		}
 	}
-	return false
+	return false, true
 }
 
 // assignedIn reports whether v is assigned anywhere in body.
@@ -223,7 +228,7 @@ func (s *state) sentinelCompare(b *ast.BinaryExpr) (x, sentinel ast.Expr, ok boo
 // that may be wrapped. The fix rewrites it to `switch { case
 // errors.Is(err, context.Canceled): }` when the tag is a plain variable.
 func (s *state) checkSwitch(cur inspector.Cursor, sw *ast.SwitchStmt) {
-	if sw.Tag == nil || !s.wrappable(cur, sw.Tag) {
+	if sw.Tag == nil || !s.wrappable(cur, sw.Tag) || s.missPassesOn(cur, sw) {
 		return
 	}
 	var first ast.Expr
@@ -354,4 +359,37 @@ func (s *state) checkTextCompare(n ast.Expr) bool {
 	}
 	s.rep.Report(d)
 	return true
+}
+
+// missPassesOn reports whether a switch on an error variable hands the
+// variable on unchanged when no case matches: its default clause, or the
+// statement after a switch without one, returns the variable alone
+// (`default: return err`, net's mapErr). A wrapped cancellation that the ==
+// cases miss is then returned as it came, identity kept: the miss maps
+// nothing and loses nothing.
+func (s *state) missPassesOn(cur inspector.Cursor, sw *ast.SwitchStmt) bool {
+	id, ok := ast.Unparen(sw.Tag).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v := s.info.Uses[id]
+	returnsV := func(st ast.Stmt) bool {
+		ret, ok := st.(*ast.ReturnStmt)
+		if !ok || len(ret.Results) != 1 {
+			return false // other results may say what the miss decided
+		}
+		rid, ok := ast.Unparen(ret.Results[0]).(*ast.Ident)
+		return ok && s.info.Uses[rid] == v
+	}
+	for _, st := range sw.Body.List {
+		if cc := st.(*ast.CaseClause); cc.List == nil {
+			return len(cc.Body) == 1 && returnsV(cc.Body[0])
+		}
+	}
+	next, ok := cur.NextSibling()
+	if !ok {
+		return false
+	}
+	st, ok := next.Node().(ast.Stmt)
+	return ok && returnsV(st)
 }

@@ -3,6 +3,8 @@ package ctxflow
 import (
 	"go/ast"
 	"go/types"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
 // callIndex holds the static call sites of the package's declared
@@ -69,4 +71,55 @@ func (r *Result) buildCallIndex() *callIndex {
 		}
 	}
 	return ix
+}
+
+// recordParams records, for each error parameter of the package's declared
+// functions, the arguments the package's static calls pass for it, so that
+// a parameter carries cancellation when a caller hands it a carrier. The
+// records sit at the parameter's declaration, before the body, and
+// dominate nothing: the parameter may hold any caller's value until the
+// body assigns it. Callers outside the package are not known here.
+func (r *Result) recordParams() {
+	for _, f := range r.Funcs {
+		if f.Obj == nil || f.Sig == nil {
+			continue
+		}
+		params := f.Sig.Params()
+		var errParams []int
+		for i := 0; i < params.Len(); i++ {
+			if f.Sig.Variadic() && i == params.Len()-1 {
+				break
+			}
+			if analysisutil.IsError(params.At(i).Type()) && params.At(i).Name() != "" && params.At(i).Name() != "_" {
+				errParams = append(errParams, i)
+			}
+		}
+		if len(errParams) == 0 {
+			continue
+		}
+		calls, _ := r.CallsOf(f.Obj)
+		for _, call := range calls {
+			if call.Ellipsis.IsValid() || r.methodExpr(call) {
+				continue
+			}
+			for _, i := range errParams {
+				if i >= len(call.Args) || len(call.Args) != params.Len() {
+					continue
+				}
+				v := params.At(i)
+				r.assigns[v] = append(r.assigns[v], assign{pos: v.Pos(), scope: f.Type, rhs: call.Args[i], param: true})
+			}
+		}
+	}
+}
+
+// methodExpr reports whether call calls a method expression, T.M(recv, ...),
+// whose arguments are shifted by the receiver.
+func (r *Result) methodExpr(call *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	tv, ok := r.info.Types[sel.X]
+	return ok && tv.IsType()
 }

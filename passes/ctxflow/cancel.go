@@ -147,8 +147,8 @@ func (r *Result) ctxErrOf(e ast.Expr, cause bool, seen map[*types.Var]bool) ast.
 		list := r.assigns[v]
 		var x ast.Expr
 		for _, a := range list {
-			if a.rhs == nil {
-				return nil
+			if a.rhs == nil || a.param {
+				return nil // a caller's argument is not this function's
 			}
 			ax := r.ctxErrOf(a.rhs, cause, seen)
 			if ax == nil || (x != nil && types.ExprString(x) != types.ExprString(ax)) {

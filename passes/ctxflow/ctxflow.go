@@ -146,6 +146,10 @@ type assign struct {
 	// value a deferred literal sees, and nothing else does (control leaves
 	// the function there).
 	ret bool
+	// param marks the value a static call of the package passes for an
+	// error parameter (rhs is the argument, in the caller): the parameter
+	// may hold any of them where no assignment of the body dominates.
+	param bool
 }
 
 // FuncOf returns the Func for a *ast.FuncDecl or *ast.FuncLit, or nil.
@@ -264,6 +268,9 @@ func run(pass *analysis.Pass) (any, error) {
 				r.recordReturn(parent, n)
 			}
 		}
+	}
+	if analysisutil.Reaches(pass.Pkg, "context") {
+		r.recordParams()
 	}
 	for _, list := range r.assigns {
 		sort.Slice(list, func(i, j int) bool { return list[i].pos < list[j].pos })

@@ -209,6 +209,18 @@ func mapErr(err error) error {
 
 func mapsCtxErr(ctx context.Context) error { return mapErr(ctx.Err()) }
 
+// mapPutErr is given wrapped errors, but what its cases miss it returns as
+// it came: nothing is lost.
+func mapPutErr(err error) error {
+	switch err {
+	case context.Canceled:
+		return ErrStopped
+	}
+	return err
+}
+
+func mapsPut(ctx context.Context) error { return mapPutErr(store.Put(ctx, "k", "v")) }
+
 // unknownOrigin has no caller here: whoever calls it decides what it sees.
 func unknownOrigin(err error) bool {
 	return err == context.Canceled // want `err == context.Canceled misses a wrapped cancellation`
