@@ -12,7 +12,13 @@
 // time.NewTimer and time.NewTicker (before Go 1.23 only: since then an
 // unreferenced timer is collected; a file of unknown version, built in
 // GOPATH mode, gets the old behaviour); a semaphore.Weighted weight; a
-// sync.Mutex or RWMutex lock; *sql.Rows, *sql.Stmt, *sql.Conn and *sql.Tx
+// sync.Mutex or RWMutex lock; a pair of methods of a user type on one
+// receiver (Acquire or TryAcquire and Release, Lock and Unlock, RLock and
+// RUnlock, Retain and Release, IncRef and DecRef, Ref and Unref, Pin and
+// Unpin: the table in internal/knowledge), where the acquire returns
+// nothing, an error (held when it is nil) or a bool (held when true), in
+// functions that call the release on that receiver themselves (a release
+// method value handed on, `release: r.sem.Release`, gives it back); *sql.Rows, *sql.Stmt, *sql.Conn and *sql.Tx
 // (Commit or Rollback; rows and statements of a transaction are closed by
 // its Commit or Rollback and are not leases of their own); the Body of an *http.Response (from http.Get,
 // Client.Do, RoundTrip, ...); net.Conn, net.Listener, tls connections and

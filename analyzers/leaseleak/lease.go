@@ -157,7 +157,11 @@ func (l *lease) check() {
 			if st, ok := n.(ast.Stmt); ok && registered[st] {
 				return false // registered for the function's own run
 			}
-			return f.s.own.UseOf(n, l.objs, l.kind()) != ownership.Borrow
+			u := f.s.own.UseOf(n, l.objs, l.kind())
+			if u == ownership.HandOff && f.s.own.LentOnly(n, l.objs, l.kind()) && l.releasedAfter(n) {
+				return false // lent to a callback; the function still closes it
+			}
+			return u != ownership.Borrow
 		},
 		assignsErr: func(n ast.Node) bool { return assigns(info, n, l.errObj) },
 		failed: func(cond ast.Expr, truth bool) bool {
@@ -801,4 +805,67 @@ func (l *lease) readsToEOF(n ast.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// releasedAfter reports whether some path from n, not coming back to the
+// acquisition, reaches a statement of the function that releases the
+// lease: a function that lends the lease to a callback it cannot see
+// (c.afterResponse(resp)) and then closes it itself has kept it.
+func (l *lease) releasedAfter(n ast.Node) bool {
+	g := l.f.s.paths.Func(l.f.cur.Node())
+	if g == nil {
+		return false
+	}
+	p, ok := g.Locate(n)
+	if !ok {
+		return false
+	}
+	own := l.f.s.own
+	stop := func(m ast.Node) bool { return m == l.stmt }
+	if _, ok := g.Reaches(p.Next(), func(m ast.Node) bool {
+		return m != n && own.UseOf(m, l.objs, l.kind()) == ownership.Release
+	}, stop); !ok {
+		return false
+	}
+	// A function that later stores the lease, returns it or sends it
+	// gives it away on success: what the callback does with it is
+	// ambiguous, and the lend stays a hand-off.
+	_, stored := g.Reaches(p.Next(), func(m ast.Node) bool { return m != n && l.storesLease(m) }, stop)
+	return !stored
+}
+
+// storesLease reports whether n puts the lease somewhere that outlives the
+// function: a field, an element, a package variable, a return, a send.
+func (l *lease) storesLease(n ast.Node) bool {
+	info := l.f.info()
+	holds := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && l.objs[info.Uses[id]]
+	}
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		if len(n.Lhs) != len(n.Rhs) {
+			return false
+		}
+		for i, r := range n.Rhs {
+			if !holds(r) {
+				continue
+			}
+			if id, ok := ast.Unparen(n.Lhs[i]).(*ast.Ident); ok {
+				if v, ok := info.ObjectOf(id).(*types.Var); ok && v.Parent() != nil && v.Parent() != v.Pkg().Scope() {
+					continue // a local alias
+				}
+			}
+			return true
+		}
+	case *ast.ReturnStmt:
+		for _, r := range n.Results {
+			if holds(r) {
+				return true
+			}
+		}
+	case *ast.SendStmt:
+		return holds(n.Value)
+	}
+	return false
 }

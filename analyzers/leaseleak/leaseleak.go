@@ -235,6 +235,15 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 	case *ast.SendStmt:
 		f.checkChanSemaphore(b, i, n)
 		return
+	case ast.Expr:
+		// A condition that asks a pair's acquire whether it took
+		// something: if !sem.TryAcquire() { return }.
+		if base, _ := stripNot(n); base != nil {
+			if c, ok := base.(*ast.CallExpr); ok {
+				f.checkLock(b, i, n, c, nil)
+			}
+		}
+		return
 	}
 	if call == nil {
 		return

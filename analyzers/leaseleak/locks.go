@@ -6,12 +6,14 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/internal/knowledge"
 )
 
 const semaphorePkg = "golang.org/x/sync/semaphore"
@@ -21,12 +23,15 @@ type lockKind struct {
 	release     string // Unlock, RUnlock, Release
 	noun, verb  string
 	consequence string
+	// pair is the receiver's type for a pair of methods of a user type
+	// (knowledge.ReceiverPairs); nil for the kinds below.
+	pair *types.Named
 }
 
 var (
-	lockMutex    = &lockKind{"Unlock", "mutex", "unlocked", "the next Lock blocks forever"}
-	lockRead     = &lockKind{"RUnlock", "read lock", "released", "every later Lock blocks forever"}
-	lockWeighted = &lockKind{"Release", "semaphore weight", "released", "later Acquire calls block forever once the weight runs out"}
+	lockMutex    = &lockKind{release: "Unlock", noun: "mutex", verb: "unlocked", consequence: "the next Lock blocks forever"}
+	lockRead     = &lockKind{release: "RUnlock", noun: "read lock", verb: "released", consequence: "every later Lock blocks forever"}
+	lockWeighted = &lockKind{release: "Release", noun: "semaphore weight", verb: "released", consequence: "later Acquire calls block forever once the weight runs out"}
 )
 
 // lockOf returns the lock kind acquired by call, or nil.
@@ -42,7 +47,80 @@ func lockOf(info *types.Info, call *ast.CallExpr) *lockKind {
 	case analysisutil.IsMethod(fn, semaphorePkg, "Weighted", "Acquire"):
 		return lockWeighted
 	}
-	return nil
+	return pairOf(fn)
+}
+
+// pairKinds caches the kinds of receiver pairs by their acquiring method,
+// so that a kind compares equal to itself across calls.
+var pairKinds sync.Map // *types.Func -> *lockKind
+
+// pairOf returns the kind of a receiver pair acquired by fn: a method of a
+// named type other than sync's and semaphore's whose name the knowledge
+// table pairs with a release method the type also has (TryAcquire and
+// Release), taking nothing, or its bool or error result, back.
+func pairOf(fn *types.Func) *lockKind {
+	fn = fn.Origin()
+	if k, ok := pairKinds.Load(fn); ok {
+		return k.(*lockKind)
+	}
+	k := newPairKind(fn)
+	pairKinds.Store(fn, k)
+	return k
+}
+
+func newPairKind(fn *types.Func) *lockKind {
+	rel, ok := knowledge.ReceiverPairs[fn.Name()]
+	sig, _ := fn.Type().(*types.Signature)
+	if !ok || sig == nil || sig.Recv() == nil || fn.Pkg() == nil {
+		return nil
+	}
+	switch fn.Pkg().Path() {
+	case "sync", "internal/sync", semaphorePkg:
+		return nil // sync's kinds are above; internal/sync's mutex returns locked on purpose
+	}
+	named := recvNamed(sig)
+	if named == nil {
+		return nil
+	}
+	switch res := sig.Results(); {
+	case res.Len() == 0:
+	case res.Len() == 1 && (analysisutil.IsError(res.At(0).Type()) || isBoolType(res.At(0).Type())):
+	default:
+		return nil // it hands something out: a value lease, not a pair
+	}
+	m, _, _ := types.LookupFieldOrMethod(named, true, fn.Pkg(), rel)
+	rf, ok := m.(*types.Func)
+	if !ok || rf.Type().(*types.Signature).Params().Len() != 0 {
+		return nil
+	}
+	return &lockKind{release: rel, noun: named.Obj().Name(), verb: "given back", pair: named}
+}
+
+// recvNamed returns the named type of a method's receiver, or nil.
+func recvNamed(sig *types.Signature) *types.Named {
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, _ := types.Unalias(t).(*types.Named)
+	if n == nil {
+		return nil
+	}
+	return n.Origin()
+}
+
+func isBoolType(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
+}
+
+// voidCall reports whether call has no result.
+func voidCall(info *types.Info, call *ast.CallExpr) bool {
+	t, ok := info.TypeOf(call).(*types.Tuple)
+	return ok && t.Len() == 0
 }
 
 // isRelease reports whether call releases a lock of kind k.
@@ -50,6 +128,10 @@ func (k *lockKind) isRelease(info *types.Info, call *ast.CallExpr) bool {
 	fn := analysisutil.Callee(info, call)
 	if fn == nil || fn.Name() != k.release {
 		return false
+	}
+	if k.pair != nil {
+		sig, _ := fn.Type().(*types.Signature)
+		return sig != nil && sig.Recv() != nil && recvNamed(sig) == k.pair
 	}
 	switch k {
 	case lockWeighted:
@@ -100,7 +182,25 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 	if k == nil {
 		return false
 	}
-	if _, ok := n.(*ast.ExprStmt); !ok && k != lockWeighted {
+	// A mutex is locked by a statement; a weight, or a pair whose acquire
+	// reports failure, by an assignment of its error; a pair whose acquire
+	// answers whether it took something, by the condition that asks.
+	boolCond := false
+	switch n := n.(type) {
+	case *ast.ExprStmt:
+		if k.pair != nil && !voidCall(info, call) {
+			return true // its error or answer is dropped: nothing to follow
+		}
+	case *ast.AssignStmt:
+		if k != lockWeighted && (k.pair == nil || voidCall(info, call) || isBoolType(info.TypeOf(call))) {
+			return true
+		}
+	case ast.Expr:
+		if base, _ := stripNot(n); k.pair == nil || base != call || !isBoolType(info.TypeOf(call)) {
+			return true
+		}
+		boolCond = true
+	default:
 		return true
 	}
 	recv := recvOf(call)
@@ -126,6 +226,20 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 		}
 		fn, ok := info.Uses[sel.Sel].(*types.Func)
 		return ok && fn.Pkg() == f.s.pass.Pkg && f.s.own.Unlocks(fn) && analysisutil.ReferencesObject(info, sel.X, key[0])
+	}
+	// The release method itself as a value (release: r.sem.Release in a
+	// result): whoever holds it gives the lease back.
+	releaseValue := func(sel *ast.SelectorExpr) bool {
+		fn, ok := info.Uses[sel.Sel].(*types.Func)
+		if !ok || fn.Name() != k.release || !slices.Equal(keyOf(info, sel.X), key) {
+			return false
+		}
+		cur, ok := f.cur.FindNode(sel)
+		if !ok {
+			return false
+		}
+		c, isCall := cur.Parent().Node().(*ast.CallExpr)
+		return !isCall || c.Fun != sel // a call is judged below
 	}
 	// Semaphore weights are counted, not paired: Release(n) gives back
 	// this Acquire(ctx, n) only with the same weight expression.
@@ -162,7 +276,7 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 			if !explicitOnly {
 				switch x := x.(type) {
 				case *ast.SelectorExpr:
-					if unlocker(x) {
+					if unlocker(x) || releaseValue(x) {
 						found = true
 						return false
 					}
@@ -256,6 +370,10 @@ search:
 		},
 		assignsErr: func(x ast.Node) bool { return assigns(info, x, errObj) },
 		failed: func(cond ast.Expr, truth bool) bool {
+			if boolCond {
+				base, neg := stripNot(cond)
+				return base == call && truth == neg // the call answered false
+			}
 			return impliesFailed(info, cond, truth, errObj, nil)
 		},
 		released:   func(ast.Expr, bool) bool { return false },
@@ -263,6 +381,15 @@ search:
 		consistent: f.holdFlags(n, f.consistentConds(n)),
 	}
 	out := w.search()
+	if k.pair != nil {
+		// A pair on an object the function made and returns travels with
+		// it: the caller gives it back (p := new(Pinner); p.Pin(x); return p).
+		if v, ok := key[0].(*types.Var); ok && v.Pos() >= f.body.Pos() && v.Pos() < f.body.End() {
+			out.leaks = slices.DeleteFunc(out.leaks, func(ret *ast.ReturnStmt) bool {
+				return analysisutil.ReferencesObject(info, ret, v)
+			})
+		}
+	}
 	if len(out.leaks) == 0 && !out.loop {
 		return true
 	}
@@ -294,6 +421,10 @@ search:
 	}
 	verb := map[*lockKind]string{lockMutex: "locked", lockRead: "read-locked", lockWeighted: "acquired"}[k]
 	msg := fmt.Sprintf("%s is %s here but the %s is not %s %s, so %s", name, verb, k.noun, k.verb, where, k.consequence)
+	if k.pair != nil {
+		msg = fmt.Sprintf("%s.%s takes from the %s here, and the function gives it back with %s.%s elsewhere, but not %s: what it took is never given back on that path",
+			name, analysisutil.Callee(info, call).Name(), k.noun, name, k.release, where)
+	}
 	d := analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Message: msg, Related: related}
 	if fix, ok := f.lockFix(out, call, recv, key, k); ok {
 		d.SuggestedFixes = []analysis.SuggestedFix{fix}

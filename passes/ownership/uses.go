@@ -567,3 +567,62 @@ func resultDropped(stack []ast.Node) bool {
 	}
 	return false
 }
+
+// LentOnly reports whether root hands the lease on only as a direct
+// argument of calls whose callee cannot be seen (a function value, an
+// interface method), which may keep it or may only look at it. A caller
+// that goes on to release the lease itself after such a call shows that it
+// kept ownership: the callee only borrowed it.
+func (r *Result) LentOnly(root ast.Node, objs map[types.Object]bool, k *Kind) bool {
+	lent, other := false, false
+	var stack []ast.Node
+	ast.Inspect(root, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		if other || deadLiteral(n) {
+			return false
+		}
+		stack = append(stack, n)
+		id, ok := n.(*ast.Ident)
+		if !ok || !objs[r.info.Uses[id]] || r.classify(stack, k, objs) != HandOff {
+			return true
+		}
+		if len(stack) >= 2 {
+			if call, ok := stack[len(stack)-2].(*ast.CallExpr); ok && slices.Contains(call.Args, ast.Expr(id)) && r.unseenCallee(call) {
+				lent = true
+				return true
+			}
+		}
+		other = true
+		return false
+	})
+	return lent && !other
+}
+
+// unseenCallee reports whether call's callee is a function value or an
+// interface method.
+func (r *Result) unseenCallee(call *ast.CallExpr) bool {
+	fun := ast.Unparen(call.Fun)
+	if tv, ok := r.info.Types[fun]; ok && tv.IsType() {
+		return false
+	}
+	var fn *types.Func
+	switch f := fun.(type) {
+	case *ast.Ident:
+		if _, ok := r.info.Uses[f].(*types.Builtin); ok {
+			return false
+		}
+		fn, _ = r.info.Uses[f].(*types.Func)
+	case *ast.SelectorExpr:
+		fn, _ = r.info.Uses[f.Sel].(*types.Func)
+	case *ast.FuncLit:
+		return false
+	}
+	if fn == nil {
+		return true
+	}
+	recv := fn.Type().(*types.Signature).Recv()
+	return recv != nil && types.IsInterface(recv.Type())
+}
