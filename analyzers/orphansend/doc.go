@@ -39,6 +39,18 @@
 // no context to watch, and channels the function itself receives from,
 // are not streams.
 //
+// And a registered reply channel: a function makes an unbuffered channel,
+// registers it in a map field or package map (`c.pending[id] = done`, or
+// through a function of the package that stores its parameter there), and
+// waits for the reply in a select with another arm (a Done arm, a timer, a
+// default) from which a path returns without taking the entry out again
+// (a delete from that map, or a call of a function of the package that
+// deletes from it). Whoever finds the channel in the map later (the
+// connection's reader delivering the reply) blocks on the send forever,
+// and every call behind it. Fix: a buffer of 1 for the one late reply.
+// Channels the function also sends on, closes, returns or captures are
+// not judged.
+//
 // Bad:
 //
 //	func fetch(ctx context.Context, url string) (*Page, error) {

@@ -43,7 +43,7 @@ type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
-	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 && len(res.Streams) == 0 {
+	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 && len(res.Streams) == 0 && len(res.Registered) == 0 {
 		return analysisutil.NothingToReport(pass), nil
 	}
 	flow := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
@@ -59,6 +59,9 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	for _, st := range res.Streams {
 		rep.Report(streamDiagnostic(pass, flow, st))
+	}
+	for _, r := range res.Registered {
+		rep.Report(registeredDiagnostic(pass, r))
 	}
 	rep.Finish()
 	return nil, nil
@@ -368,5 +371,37 @@ func streamDiagnostic(pass *analysis.Pass, flow *ctxflow.Result, st *goroutines.
 		Message:   "Stop sending once " + ctx + " is done",
 		TextEdits: []analysis.TextEdit{{Pos: st.Send.Pos(), End: st.Send.End(), NewText: []byte(text)}},
 	}}
+	return d
+}
+
+// registeredDiagnostic reports an unbuffered reply channel registered in a
+// map and given up on without being taken out. The fix gives it a buffer
+// of 1, so that the one late reply lands in the buffer.
+func registeredDiagnostic(pass *analysis.Pass, r *goroutines.Registered) analysis.Diagnostic {
+	owner := r.Owner.Name()
+	name := r.Chan.Name()
+	arm := "this arm"
+	if r.GiveUp.Comm == nil {
+		arm = "the default arm"
+	} else if src := analysisutil.Source(pass, r.GiveUp.Comm); src != "" {
+		arm = "case " + src
+	}
+	d := analysis.Diagnostic{
+		Pos: r.Make.Pos(), End: r.Make.End(),
+		Message: fmt.Sprintf("%s is unbuffered and registered in %s, and %s stops waiting on it at %s and returns without taking it out: whoever later finds it there and delivers the reply blocks on the send forever (often the connection's reader, and every call behind it); give %s a buffer of 1, or remove it from %s before returning",
+			name, r.Field.Name(), owner, arm, name, r.Field.Name()),
+		Related: []analysis.RelatedInformation{
+			{Pos: r.Store.Pos(), End: r.Store.End(), Message: name + " is registered here"},
+			{Pos: r.GiveUp.Pos(), End: r.GiveUp.Colon + 1, Message: owner + " gives up here"},
+			{Pos: r.Exit.Pos(r.Owner.Body), Message: "and returns here with " + name + " still registered"},
+		},
+	}
+	var edit analysis.TextEdit
+	if len(r.Make.Args) == 1 {
+		edit = analysis.TextEdit{Pos: r.Make.Args[0].End(), End: r.Make.Args[0].End(), NewText: []byte(", 1")}
+	} else {
+		edit = analysis.TextEdit{Pos: r.Make.Args[1].Pos(), End: r.Make.Args[1].End(), NewText: []byte("1")}
+	}
+	d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Give the channel a buffer of 1", TextEdits: []analysis.TextEdit{edit}}}
 	return d
 }

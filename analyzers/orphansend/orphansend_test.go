@@ -9,7 +9,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), orphansend.Analyzer, "a", "stale", "futures")
+	analysistest.Run(t, analysistest.TestData(), orphansend.Analyzer, "a", "stale", "futures", "registry")
 }
 
 func TestFixes(t *testing.T) {

@@ -74,6 +74,9 @@ type Result struct {
 	// Streams lists channels handed to the caller that one goroutine feeds
 	// in a loop with sends that watch nothing.
 	Streams []*Stream
+	// Registered lists unbuffered reply channels registered in a map
+	// that their maker can stop waiting on without taking them out.
+	Registered []*Registered
 }
 
 // Goroutine is one goroutine start.
@@ -277,6 +280,7 @@ func (a *analysis) goroutines() *Result {
 	for _, g := range a.res.Goroutines {
 		a.classify(g)
 	}
+	a.registries()
 	return a.res
 }
 
