@@ -17,8 +17,10 @@
 //
 //   - the loop retries when the error is context.DeadlineExceeded or
 //     context.Canceled (or gRPC's codes.DeadlineExceeded or codes.Canceled)
-//     of a context from outside the loop (retrying a
-//     per-attempt timeout derived inside the loop is fine);
+//     of a context from outside the loop; retrying the DeadlineExceeded
+//     of a per-attempt timeout derived inside the loop is fine only when
+//     the loop also tests the outer context, whose end gives the same
+//     error to every attempt;
 //   - the loop's wait is time.Sleep, a bare `<-time.After(d)`, a bare
 //     `<-ticker.C`, a select over timers only, a call of a context-less
 //     backoff helper (a body of at most three statements that computes a

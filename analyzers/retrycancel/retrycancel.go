@@ -123,6 +123,10 @@ type loop struct {
 	bound        []*ast.CallExpr // context-bound calls with an error result
 	sleeps       []sleep
 	retryErr     ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
+	// retryPerAttempt: the loop's calls run under a timeout derived inside
+	// it, so the retried DeadlineExceeded may be the attempt's own; it is
+	// the parent's too once the parent ends, unless the loop tests it.
+	retryPerAttempt bool
 	// deadline is a timer channel made before the loop whose receive leaves
 	// it: the loop ends when it fires.
 	deadline ast.Expr
@@ -256,10 +260,15 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	}
 	switch {
 	case l.retryErr != nil && !l.observes:
+		msg := fmt.Sprintf("this retry loop %s tries again when %s fails with the cancellation of %s, a context from outside the loop: once %s has ended every attempt fails at once and the loop spins %s",
+			l.where(), calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until())
+		if l.retryPerAttempt {
+			msg = fmt.Sprintf("this retry loop %s tries again when %s fails with a context error, which its per-attempt timeout gives but so does %s once it has ended: then every attempt fails at once and the loop spins %s; test %s.Err() before trying again",
+				l.where(), calleeName(st.info, l.bound[0]), ctxExpr, l.until(), ctxExpr)
+		}
 		st.rep.Report(analysis.Diagnostic{
 			Pos: l.retryErr.Pos(), End: l.retryErr.End(),
-			Message: fmt.Sprintf("this retry loop %s tries again when %s fails with the cancellation of %s, a context from outside the loop: once %s has ended every attempt fails at once and the loop spins %s",
-				l.where(), calleeName(st.info, l.bound[0]), ctxExpr, ctxExpr, l.until()),
+			Message:        msg,
 			SuggestedFixes: st.checkFix(l, ctxExpr, ctxObj),
 		})
 	case len(l.sleeps) > 0 && (len(l.bound) > 0 || f.HasContext() && !l.checked && st.works(l)) &&
@@ -741,8 +750,8 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				// decide whether it is enough.)
 				if analysisutil.Leaves(st.info, n.Body.List) {
 					l.checked, l.observes = true, true
-				} else if !st.perAttempt(l) {
-					l.retryErr = n.Cond
+				} else {
+					l.retryErr, l.retryPerAttempt = n.Cond, st.perAttempt(l)
 				}
 			}
 		case *ast.CaseClause:
@@ -753,8 +762,8 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				}
 				if analysisutil.Leaves(st.info, n.Body) {
 					l.checked, l.observes = true, true
-				} else if !st.perAttempt(l) {
-					l.retryErr = e
+				} else {
+					l.retryErr, l.retryPerAttempt = e, st.perAttempt(l)
 				}
 			}
 		}

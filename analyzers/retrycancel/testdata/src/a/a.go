@@ -335,12 +335,30 @@ func NoContext() {
 	}
 }
 
-// A per-attempt timeout derived inside the loop may be retried.
+// A per-attempt timeout derived inside the loop gives DeadlineExceeded,
+// but so does ctx once it has ended: retrying it without looking at ctx
+// spins.
 func PerAttempt(ctx context.Context, c *Client) error {
 	for {
 		actx, cancel := context.WithTimeout(ctx, time.Second)
 		err := c.Ping(actx)
 		cancel()
+		if errors.Is(err, context.DeadlineExceeded) { // want `this retry loop in PerAttempt tries again when c.Ping fails with a context error, which its per-attempt timeout gives but so does ctx once it has ended`
+			continue
+		}
+		return err
+	}
+}
+
+// A per-attempt timeout may be retried while the parent is live.
+func PerAttemptChecked(ctx context.Context, c *Client) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, time.Second)
+		err := c.Ping(actx)
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			continue
 		}
