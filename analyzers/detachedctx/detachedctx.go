@@ -87,7 +87,11 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			continue
 		}
 		call := cur.Node().(*ast.CallExpr)
-		if len(call.Args) != 0 || !analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "Background", "TODO") {
+		rootCall := len(call.Args) == 0 && analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "Background", "TODO")
+		if !rootCall && st.res.ReturnsRoot(analysisutil.Callee(pass.TypesInfo, call)) && st.inOtherFunc(cur) {
+			rootCall = true // a helper that returns Background() in disguise
+		}
+		if !rootCall {
 			if d, ok := st.checkContextless(c.cfg, cur, call); ok {
 				rep.Report(d)
 			} else if d, root, ok := st.checkMakesRoot(c.cfg, cur, call); ok {
@@ -172,8 +176,15 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	}
 
 	name := "context.Background()"
-	if analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "TODO") {
+	helper := ""
+	switch {
+	case analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "TODO"):
 		name = "context.TODO()"
+	case !analysisutil.IsCallToFunc(pass.TypesInfo, call, "context", "Background"):
+		// A helper with the ReturnsRoot fact: say what it returns; a
+		// rewrite of its call would lose what it adds (values), so no fix.
+		helper = types.ExprString(call.Fun)
+		name = helper + "(...), which returns a context made from context.Background(),"
 	}
 	goVersion := pass.TypesInfo.FileVersions[file]
 	withoutCancel := goVersion == "" || version.Compare(goVersion, "go1.21") >= 0
@@ -185,6 +196,9 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 		}
 	}
 	consumer := types.ExprString(fl.call.Fun)
+	if helper != "" {
+		exprOK = false // no mechanical fix: the helper's values would be lost
+	}
 
 	detach := analysis.SuggestedFix{
 		Message:   "Detach with context.WithoutCancel",
@@ -909,4 +923,13 @@ func splitCamel(s string) []string {
 		words = append(words, w)
 	}
 	return words
+}
+
+// inOtherFunc reports whether the call at cur is outside the function it
+// calls (a helper returning a root calls itself recursively only by
+// accident; its own body is where the root is made, on purpose).
+func (st *state) inOtherFunc(cur inspector.Cursor) bool {
+	f := st.res.Enclosing(cur)
+	fn := analysisutil.Callee(st.pass.TypesInfo, cur.Node().(*ast.CallExpr))
+	return f == nil || fn == nil || f.Obj == nil || f.Obj != fn.Origin()
 }

@@ -12,7 +12,11 @@
 // cancellation off: when the client disconnects or the deadline passes, the
 // work started under the fresh context keeps running, holding connections,
 // locks and goroutines. Values carried by the context (trace spans, request
-// IDs, credentials) are lost too.
+// IDs, credentials) are lost too. A call of a function that takes no
+// context and returns a root on every path (`return
+// context.WithValue(context.Background(), k, v)`: ctxflow's ReturnsRoot
+// fact, across packages) is the same cut, reported at the call without a
+// fix (rewriting it would lose what the helper adds).
 //
 // A context parameter that the function never uses still counts: ignoring
 // it in favour of a fresh root is the bug (name it _ to say the function has

@@ -93,6 +93,8 @@ func (r *Result) detachedValue(call *ast.CallExpr, depth int) bool {
 		return true
 	case analysisutil.IsFunc(fn, "context", "WithValue"):
 		return len(call.Args) > 0 && r.ctxIs(call.Args[0], r.detachedValue, depth+1)
+	case fn != nil && r.ReturnsRoot(fn):
+		return true
 	}
 	return false
 }

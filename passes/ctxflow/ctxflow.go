@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil)},
 	Run:        run,
 }
 
@@ -129,6 +129,9 @@ type Result struct {
 	// calls indexes the package's static calls, built on first use
 	// (CallsOf).
 	calls *callIndex
+	// rootCtxs holds the functions of this package that return a root
+	// context (see ReturnsRoot).
+	rootCtxs map[*types.Func]bool
 }
 
 // assign is one assignment to an error variable.
@@ -208,6 +211,7 @@ func run(pass *analysis.Pass) (any, error) {
 		sleepers: make(map[*types.Func]bool),
 		retriers: make(map[*types.Func]int),
 		roots:    make(map[*types.Func]*MakesRoot),
+		rootCtxs: make(map[*types.Func]bool),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
@@ -324,6 +328,7 @@ func run(pass *analysis.Pass) (any, error) {
 		r.computeCheckers(pass)
 	}
 	r.computeRoots(pass)
+	r.computeRootContexts(pass)
 	return r, nil
 }
 
