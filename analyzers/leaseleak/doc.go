@@ -198,7 +198,9 @@
 // rolls the transaction back as soon as ctx ends".
 //
 // Not reported: findings in _test.go files, unless the tests setting is
-// on; leases of func main of package main, whose return ends the process; timers and tickers in Go 1.23+ files; leases stored in
+// on; leases of func main of package main, whose return ends the process, and of
+// the functions main runs as its last act (`if err := run(); err != nil {
+// log.Fatal(err) }`: ctxflow's MainLike, the one policy for every check); timers and tickers in Go 1.23+ files; leases stored in
 // fields, slices or maps right at the acquisition; paths that end in a
 // panic or a call that never returns; locks of functions that never unlock
 // them.

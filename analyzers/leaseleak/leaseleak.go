@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 	"github.com/cancelcheck/cancelcheck/passes/directives"
 	"github.com/cancelcheck/cancelcheck/passes/flow"
 	"github.com/cancelcheck/cancelcheck/passes/ownership"
@@ -59,7 +60,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "leaseleak",
 		Doc:      analysisutil.MustExtractDoc(doc, "leaseleak"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/leaseleak.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ownership.Analyzer, directives.Analyzer, flow.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer, ownership.Analyzer, directives.Analyzer, flow.Analyzer, ctxflow.Analyzer},
 		Run:      analysisutil.Finishing(c.run),
 	}
 }
@@ -115,6 +116,8 @@ type state struct {
 	ins  *inspector.Inspector
 	// paths answers path queries on the functions' graphs.
 	paths *flow.Result
+	// flow holds the package's functions and their facts (MainLike).
+	flow *ctxflow.Result
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -132,6 +135,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		rep:   analysisutil.NewReporter(pass),
 		ins:   pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
 		paths: pass.ResultOf[flow.Analyzer].(*flow.Result),
+		flow:  pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result),
 	}
 	for cur := range s.ins.Root().Preorder((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
 		var g *cfg.CFG
@@ -142,8 +146,8 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			if n.Body == nil {
 				continue
 			}
-			if n.Name.Name == "main" && n.Recv == nil && pass.Pkg.Name() == "main" {
-				continue // returning from main ends the process and all it holds
+			if fn, ok := pass.TypesInfo.Defs[n.Name].(*types.Func); ok && s.flow.MainLike(fn) && n.Name.Name != "init" {
+				continue // returning from main (or run, its whole body) ends the process and all it holds
 			}
 			g, body, ftype = s.cfgs.FuncDecl(n), n.Body, n.Type
 		case *ast.FuncLit:

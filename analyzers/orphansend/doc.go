@@ -91,7 +91,9 @@
 // (the last one to finish, a counter: the number of sends is not the
 // number of senders); a constant number of loop senders that the buffer
 // holds (`for i := 0; i < 3; i++` with `make(chan T, 3)`); func values
-// that are reassigned or used besides the `go` statement.
+// that are reassigned or used besides the `go` statement; owners whose
+// return ends the process (main, init, and the functions main runs as its
+// last act: ctxflow's MainLike).
 //
 // To silence one finding, give a reason:
 //

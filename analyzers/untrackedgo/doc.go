@@ -46,7 +46,8 @@
 //     never cleared, `started = true`, stays true, so `if !started {
 //     return }` is not such a path: passes/flow's SetFlags);
 //   - for context uses and loops: the goroutine is not bound, the owner is
-//     not long-lived, and the owner is not main or init; for context uses,
+//     not long-lived, and the owner is not main, init or a function main
+//     runs as its last act (ctxflow's MainLike); for context uses,
 //     the goroutine is not started by an accept or dispatch loop (`for {}`,
 //     a range over a channel), whose goroutines serve the owner's lifetime
 //     context. A request passed to a function that is not a handler is
@@ -137,7 +138,8 @@
 // watchers (`go srv.Serve(l)` of a type with Shutdown, `go func() {
 // <-ctx.Done(); cleanup() }()`, signal handlers, background loops);
 // fire-and-forget goroutines that touch no owner state outside loops;
-// goroutines in main and init; goroutines on a context the owner detached
+// goroutines in main and init and the functions main runs as its last act
+// (`if err := run(); err != nil { log.Fatal(err) }`); goroutines on a context the owner detached
 // on every path to the start (`ctx = context.WithoutCancel(ctx)`, a
 // context derived from Background, or WithoutCancel in the go statement); writes to owner variables in tests, which
 // synchronise in ways the analysis cannot see (synctest, gates);

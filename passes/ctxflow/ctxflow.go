@@ -132,6 +132,9 @@ type Result struct {
 	// rootCtxs holds the functions of this package that return a root
 	// context (see ReturnsRoot).
 	rootCtxs map[*types.Func]bool
+	// mainLike holds the functions whose return ends the process, built
+	// on first use (MainLike).
+	mainLike map[*types.Func]bool
 }
 
 // assign is one assignment to an error variable.

@@ -834,14 +834,7 @@ func isDispatchLoop(info *types.Info, l ast.Stmt) bool {
 // isMain reports whether f is main.main or an init function: goroutines
 // cannot outlive them in a way that matters.
 func (a *analysis) isMain(f *ctxflow.Func) bool {
-	obj := f.Obj
-	if obj == nil {
-		return false
-	}
-	if obj.Name() == "init" && obj.Type().(*types.Signature).Recv() == nil {
-		return true
-	}
-	return obj.Name() == "main" && a.pass.Pkg.Name() == "main"
+	return f.Obj != nil && a.flow.MainLike(f.Obj)
 }
 
 // longLived reports whether the goroutine belongs to a long-lived owner:

@@ -31,6 +31,9 @@ type chanUse struct {
 // orphans finds the result channels of o whose senders are abandoned, and
 // receives of o that no sender completes.
 func (a *analysis) orphans(o *owner) {
+	if a.isMain(o.fn) {
+		return // a send left blocked when main (or its whole body) returns dies with the process
+	}
 	uses := a.channelsMadeBy(o)
 	if len(uses) == 0 {
 		return
