@@ -27,7 +27,11 @@
 //   - a branch that tests the error and returns a nil error:
 //     `if err != nil { log(err); return nil }`;
 //   - a cancellation test mapped to success: `case <-ctx.Done(): return nil`,
-//     `case <-ctx.Done(): break loop` followed by `return nil`,
+//     `case <-ctx.Done(): break loop` followed by `return nil`, and any
+//     cancellation test whose branch ends in a break out of a loop,
+//     labelled or not (`if errors.Is(err, context.Canceled) { break }`),
+//     when the statements after the loop reach a nil return without
+//     looking at the context again or doing context-bound work,
 //     `if ctx.Err() != nil { return nil }`,
 //     `if errors.Is(err, context.Canceled) { return nil }`,
 //     `if errors.Is(err, context.Canceled) { err = nil }`, and the switch

@@ -379,6 +379,10 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		})
 		return
 	}
+	if br, ok := lastStmt(n.Body).(*ast.BranchStmt); ok && br.Tok == token.BREAK {
+		s.checkTestBreak(cur, f, n, br, t)
+		return
+	}
 	if s.answersClient(n.Body) {
 		// if errors.Is(err, context.Canceled) { w.WriteHeader(499); return nil }:
 		// the client that left is answered; the request is done.
@@ -728,6 +732,111 @@ func (s *state) checkBreakOut(cur inspector.Cursor, f *ctxflow.Func, br *ast.Bra
 			}
 			return
 		}
+		return
+	}
+}
+
+// checkTestBreak reports a cancellation test whose branch breaks out of a
+// loop, labelled or not, when the statements after the loop reach a
+// return of a nil error without looking at the context again:
+//
+//	for _, it := range items {
+//		if err := work(ctx, it); err != nil {
+//			if errors.Is(err, context.Canceled) { break }
+//			return err
+//		}
+//	}
+//	return nil
+func (s *state) checkTestBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt, br *ast.BranchStmt, t ctxflow.CancelTest) {
+	idx := analysisutil.ErrorResult(f.Sig)
+	if idx < 0 || s.quiet[f] {
+		return
+	}
+	for _, st := range n.Body.List[:len(n.Body.List)-1] {
+		if s.res.ChecksCancel(st) || s.boundWorkIn(st) {
+			return
+		}
+	}
+	var lbl *types.Label
+	if br.Label != nil {
+		lbl, _ = s.info.Uses[br.Label].(*types.Label)
+		if lbl == nil {
+			return
+		}
+	}
+	// The statement the break leaves: the labelled one, or the innermost
+	// for, range, switch or select around it.
+	var left inspector.Cursor
+	for c := cur.Parent(); c.Valid() && c.Node() != f.Body; c = c.Parent() {
+		if _, ok := c.Node().(*ast.FuncLit); ok {
+			return
+		}
+		if lbl != nil {
+			if ls, ok := c.Node().(*ast.LabeledStmt); ok && s.info.Defs[ls.Label] == lbl {
+				left = c
+				break
+			}
+			continue
+		}
+		switch c.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			left = c
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			return // it leaves the switch, not the loop
+		}
+		if left.Valid() {
+			break
+		}
+	}
+	if !left.Valid() {
+		return
+	}
+	if ls, ok := left.Node().(*ast.LabeledStmt); ok {
+		switch ls.Stmt.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+		default:
+			return
+		}
+	} else if p, ok := left.Parent().Node().(*ast.LabeledStmt); ok && p.Stmt == left.Node() {
+		left = left.Parent()
+	}
+	for sib, ok := left.NextSibling(); ok; sib, ok = sib.NextSibling() {
+		if s.res.ChecksCancel(sib.Node()) || s.boundWorkIn(sib.Node()) {
+			return
+		}
+		ret, ok := sib.Node().(*ast.ReturnStmt)
+		if !ok {
+			continue
+		}
+		if !s.returnsNilError(f, ret, idx) {
+			return
+		}
+		what := "the context has ended"
+		errText := ""
+		if t.Err != nil {
+			what = types.ExprString(t.Err) + " is a cancellation"
+			errText = types.ExprString(t.Err)
+		} else if t.Ctx != nil {
+			errText = types.ExprString(t.Ctx) + ".Err()"
+		}
+		var fixes []analysis.SuggestedFix
+		if br.Label == nil && errText != "" && len(ret.Results) == f.Sig.Results().Len() {
+			if file := analysisutil.FileOf(s.pass, br.Pos()); file != nil {
+				if text, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, errText); ok {
+					fixes = []analysis.SuggestedFix{{
+						Message:   "Return the cancellation",
+						TextEdits: []analysis.TextEdit{{Pos: br.Pos(), End: br.End(), NewText: []byte(text)}},
+					}}
+				}
+			}
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos:            n.Pos(),
+			End:            n.Cond.End(),
+			Message:        fmt.Sprintf("when %s this branch leaves the loop for a return of a nil error, so %s reports success for work that was canceled", what, f.Name()),
+			Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
+			SuggestedFixes: fixes,
+		})
 		return
 	}
 }
