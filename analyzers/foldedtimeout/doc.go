@@ -28,6 +28,10 @@
 //     the branch: an argument of a call statement (`es.abort(errors.New("context
 //     done"))`), a send, or a store to a field or element (not log calls,
 //     panics or local variables);
+//   - a branch that predicts from ctx.Deadline() that the work cannot fit
+//     (`if dl, ok := ctx.Deadline(); ok && time.Until(dl) < need`) and
+//     returns a new error that does not wrap context.DeadlineExceeded: the
+//     refusal is a timeout, and callers cannot tell it from a failure;
 //   - a time limit made of a timer that cancels, `ctx, cancel :=
 //     context.WithCancel(p)` and `time.AfterFunc(d, cancel)`: when it fires
 //     the work ends with context.Canceled, so callers see a cancellation

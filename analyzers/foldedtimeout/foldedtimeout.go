@@ -122,6 +122,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			s.checkDoneClause(cur, n)
 		case *ast.IfStmt:
 			s.checkCancelIf(cur, n)
+			s.checkDeadlinePrediction(n)
 		case *ast.IndexExpr:
 			s.checkMapLookup(cur, n)
 		}
