@@ -26,12 +26,14 @@ import (
 func (l *lease) registrations() map[ast.Stmt]bool {
 	info := l.f.info()
 	var takenBack []ast.Expr // map entries deleted and fields cleared
+	var takers []ast.Node    // the delete call or the clearing assignment of each
 	ast.Inspect(l.f.body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && len(n.Args) == 2 {
 				if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" {
 					takenBack = append(takenBack, &ast.IndexExpr{X: n.Args[0], Index: n.Args[1]})
+					takers = append(takers, n)
 				}
 			}
 		case *ast.AssignStmt:
@@ -42,12 +44,32 @@ func (l *lease) registrations() map[ast.Stmt]bool {
 				if sel, ok := ast.Unparen(lhs).(*ast.SelectorExpr); ok {
 					if tv, ok := info.Types[n.Rhs[i]]; ok && tv.IsNil() {
 						takenBack = append(takenBack, sel)
+						takers = append(takers, n)
 					}
 				}
 			}
 		}
 		return true
 	})
+	// A take-back counts only where it can run after the store: clearing
+	// the old connection before storing the new one (c.conn = nil; ...;
+	// c.conn = conn) hands the new one to the field for good.
+	g := l.f.s.paths.Func(l.f.cur.Node())
+	after := func(store ast.Stmt, taker ast.Node) bool {
+		if g == nil {
+			return true
+		}
+		p, ok := g.Locate(store)
+		if !ok {
+			return true
+		}
+		t, ok := g.Locate(taker)
+		if !ok {
+			return false
+		}
+		_, ok = g.Reaches(p.Next(), func(n ast.Node) bool { return n == t.Node() }, nil)
+		return ok
+	}
 	if len(takenBack) == 0 {
 		return nil
 	}
@@ -62,8 +84,8 @@ func (l *lease) registrations() map[ast.Stmt]bool {
 			if !ok || !l.objs[info.Uses[id]] {
 				continue
 			}
-			for _, t := range takenBack {
-				if sameEntry(info, as.Lhs[i], t) {
+			for j, t := range takenBack {
+				if sameEntry(info, as.Lhs[i], t) && after(as, takers[j]) {
 					if out == nil {
 						out = make(map[ast.Stmt]bool)
 					}

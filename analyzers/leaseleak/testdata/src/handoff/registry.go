@@ -3,6 +3,7 @@ package handoff
 import (
 	"context"
 	"errors"
+	"net"
 	"sync"
 	"time"
 )
@@ -98,4 +99,41 @@ func (f *fetcher) Close() {
 	if f.cancel != nil {
 		f.cancel()
 	}
+}
+
+type redialer struct {
+	conn net.Conn
+	addr string
+}
+
+// redial clears the old connection before it stores the new one: the
+// field keeps the new one for good, a hand-off.
+func (r *redialer) redial(ctx context.Context) error {
+	if r.conn != nil {
+		r.conn.Close()
+		r.conn = nil
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", r.addr)
+	if err != nil {
+		return err
+	}
+	r.conn = conn
+	return nil
+}
+
+// probe stores the connection for its own run and clears it after: the
+// failing path leaves it open.
+func (r *redialer) probe(ctx context.Context, check func(net.Conn) error) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", r.addr) // want `the connection conn from \(\*net.Dialer\).DialContext is not closed on the path through the return when err != nil`
+	if err != nil {
+		return err
+	}
+	r.conn = conn
+	if err := check(conn); err != nil {
+		return err
+	}
+	r.conn = nil
+	return conn.Close()
 }
