@@ -118,7 +118,11 @@
 // checks its context parameter and returns no error, known across packages by
 // the checksContext fact); a loop that leaves on the bound call's error
 // (returns it, wraps it, or returns or breaks under `err != nil` or an
-// unknown classifier such as `!retryable(err)`); a loop with an exit on a
+// unknown classifier such as `!retryable(err)`); a loop whose every round
+// passes a branch taken only for a specific other error (`errors.As(err,
+// &pgErr) && pgErr.Code == "40P01"`, `errors.Is(err, ErrBusy)`) leaves at
+// the first failure after the context ends, so only a wait under way is
+// reported ("still sleeps out its backoff"); a loop with an exit on a
 // receive from a stop channel (a Done channel kept in a variable, `done :=
 // ctx.Done()`, is the context's) — except a field of an object (`case
 // <-c.closed:`) while the attempts run under a context parameter: the

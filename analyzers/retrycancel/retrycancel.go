@@ -123,6 +123,9 @@ type loop struct {
 	bound        []*ast.CallExpr // context-bound calls with an error result
 	sleeps       []sleep
 	retryErr     ast.Expr // a test for context.DeadlineExceeded/Canceled that retries
+	// counted: a `for {}` whose body counts its rounds and leaves when the
+	// count runs out (if retries == 0 { return }; retries--).
+	counted bool
 	// retryPerAttempt: the loop's calls run under a timeout derived inside
 	// it, so the retried DeadlineExceeded may be the attempt's own; it is
 	// the parent's too once the parent ends, unless the loop tests it.
@@ -250,6 +253,8 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	st.dropWalks(l)
 	st.judgeExits(l)
 	st.observeRounds(l)
+	st.specificRounds(l)
+	l.counted = st.countsRounds(l)
 	if r, ok := stmt.(*ast.RangeStmt); ok && isTimeChan(st.info.TypeOf(r.X)) && !l.checked {
 		// for range ticker.C: the wait is the loop itself.
 		l.sleeps = append([]sleep{{stmt: &ast.ExprStmt{X: r.X}, desc: "ranging over " + types.ExprString(r.X)}}, l.sleeps...)
@@ -545,6 +550,9 @@ func (l *loop) until() string {
 	}
 	switch s := l.stmt.(type) {
 	case *ast.ForStmt:
+		if s.Cond == nil && l.counted {
+			return "until its attempts run out"
+		}
 		if s.Cond == nil {
 			return "forever"
 		}
@@ -1122,4 +1130,54 @@ func (st *state) cancelOnlyDeferred(val ast.Expr, cancel *ast.Ident, f *ctxflow.
 		return true
 	})
 	return only
+}
+
+// countsRounds reports whether a `for {}` loop's body changes a local
+// counter (n++, n--, n += k, n = n - 1) that a condition of the body tests
+// on a branch leaving the loop: it ends when its attempts run out.
+func (st *state) countsRounds(l *loop) bool {
+	fs, ok := l.stmt.(*ast.ForStmt)
+	if !ok || fs.Cond != nil {
+		return false
+	}
+	changed := map[types.Object]bool{}
+	ast.Inspect(fs.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IncDecStmt:
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+				changed[st.info.Uses[id]] = true
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN {
+				if id, ok := ast.Unparen(n.Lhs[0]).(*ast.Ident); ok {
+					changed[st.info.Uses[id]] = true
+				}
+			}
+		}
+		return true
+	})
+	if len(changed) == 0 {
+		return false
+	}
+	found := false
+	ast.Inspect(fs.Body, func(n ast.Node) bool {
+		ifs, ok := n.(*ast.IfStmt)
+		if !ok || found {
+			return !found
+		}
+		mentions := false
+		ast.Inspect(ifs.Cond, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok && changed[st.info.Uses[id]] {
+				mentions = true
+			}
+			return !mentions
+		})
+		if mentions && analysisutil.Leaves(st.info, ifs.Body.List) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -106,7 +106,40 @@ func (st *state) observeRounds(l *loop) {
 	if len(work) > 0 {
 		need = func(b *cfg.Block) bool { return work[b.Index] }
 	}
-	feasible := func(b *cfg.Block, i int) bool {
+	feasible := st.feasibleUnderCancel(in)
+	l.checked, l.observes, l.skipPos = false, false, token.NoPos
+	round, ok := g.CycleAvoiding(head, func(b *cfg.Block) bool { return deciding[b.Index] }, need, feasible)
+	if !ok {
+		observed()
+		return
+	}
+	// Does the round pass a look at the context at all (one that does not
+	// act on every end), or route around every look?
+	looks := map[int32]bool{}
+	for _, n := range l.obs {
+		if p, ok := g.Locate(n); ok {
+			looks[p.Block.Index] = true
+		}
+	}
+	for _, b := range round {
+		if looks[b.Index] {
+			l.looksNotActs = true
+		}
+	}
+	l.skipPos = l.stmt.Pos()
+	for i := len(round) - 1; i >= 0; i-- {
+		if nodes := round[i].Nodes; len(nodes) > 0 {
+			l.skipPos = nodes[len(nodes)-1].Pos()
+			break
+		}
+	}
+}
+
+// feasibleUnderCancel returns the edge filter of the rounds a loop (whose
+// blocks in marks) can go once its context has ended and every bound call
+// fails with the context's error.
+func (st *state) feasibleUnderCancel(in []bool) func(b *cfg.Block, i int) bool {
+	return func(b *cfg.Block, i int) bool {
 		if len(b.Succs) != 2 || len(b.Nodes) == 0 {
 			return true
 		}
@@ -133,31 +166,48 @@ func (st *state) observeRounds(l *loop) {
 		}
 		return true
 	}
-	l.checked, l.observes, l.skipPos = false, false, token.NoPos
-	round, ok := g.CycleAvoiding(head, func(b *cfg.Block) bool { return deciding[b.Index] }, need, feasible)
-	if !ok {
-		observed()
+}
+
+// specificRounds marks as checked a loop that does not look at its context
+// but can only go round for errors that are not the context's: every round
+// that does work passes a branch taken on success or on a specific other
+// error (errors.As(err, &pgErr) && pgErr.Code == "40P01", errors.Is(err,
+// ErrBusy)). Once the context has ended its calls fail with the context's
+// error, no such branch is taken, and the loop leaves at the next failure:
+// it does not keep trying, and only a wait already under way is at stake.
+func (st *state) specificRounds(l *loop) {
+	if l.checked || l.observes || len(l.obs) > 0 || len(l.bound) == 0 {
 		return
 	}
-	// Does the round pass a look at the context at all (one that does not
-	// act on every end), or route around every look?
-	looks := map[int32]bool{}
-	for _, n := range l.obs {
-		if p, ok := g.Locate(n); ok {
-			looks[p.Block.Index] = true
+	defer st.judging(l)()
+	g := st.graphs.Func(l.f.Node)
+	if g == nil {
+		return
+	}
+	head := g.LoopHead(l.stmt)
+	if head == nil {
+		return
+	}
+	in := g.LoopBlocks(head)
+	if !in[head.Index] {
+		return
+	}
+	work := map[int32]bool{}
+	for _, c := range l.bound {
+		if p, ok := g.Locate(c); ok {
+			work[p.Block.Index] = true
 		}
 	}
-	for _, b := range round {
-		if looks[b.Index] {
-			l.looksNotActs = true
+	for _, s := range l.sleeps {
+		if p, ok := g.Locate(s.stmt); ok {
+			work[p.Block.Index] = true
 		}
 	}
-	l.skipPos = l.stmt.Pos()
-	for i := len(round) - 1; i >= 0; i-- {
-		if nodes := round[i].Nodes; len(nodes) > 0 {
-			l.skipPos = nodes[len(nodes)-1].Pos()
-			break
-		}
+	if len(work) == 0 {
+		return
+	}
+	if _, ok := g.CycleAvoiding(head, func(*cfg.Block) bool { return false }, func(b *cfg.Block) bool { return work[b.Index] }, st.feasibleUnderCancel(in)); !ok {
+		l.checked = true
 	}
 }
 
