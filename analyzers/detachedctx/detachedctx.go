@@ -171,6 +171,11 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 		fl.kind = useCleanup
 	}
 	logCall := analysisutil.IsLogCall(pass.TypesInfo, fl.call)
+	if logCall && st.res.ValueLess(reach) {
+		// The context in reach was made from Background with cancels and
+		// deadlines only: the record loses no value.
+		return analysis.Diagnostic{}, false
+	}
 	if fl.kind == useCall && !logCall && cleanupName(calleeName(pass.TypesInfo, fl.call)) {
 		fl.kind = useCleanup
 	}
@@ -224,7 +229,7 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 			d.Related = []analysis.RelatedInformation{{Pos: fl.call.Pos(), End: fl.call.End(), Message: consumer + " runs under the detached context here"}}
 		}
 		if logCall {
-			d.Message = fmt.Sprintf("%s passed to %s in %s drops the values of %s: the record loses the trace and request IDs it carries",
+			d.Message = fmt.Sprintf("%s passed to %s in %s drops the values of %s: the record loses whatever the logger reads from it (trace and request IDs)",
 				name, consumer, funcName(f), reach.Expr)
 		}
 		if exprOK && !st.selfAssign(cur, reach) {
@@ -601,6 +606,11 @@ func (st *state) reachedBy(f *ctxflow.Func, lhs ast.Expr, v *types.Var) func(*as
 // long-lived owner: assigned to a field or package-level variable, put in a
 // composite literal, or, for a constructor (New...), returned.
 func (st *state) storedResult(call *ast.CallExpr) bool {
+	if st.res.StoresContext(analysisutil.Callee(st.pass.TypesInfo, call)) {
+		// vm.SetContext(context.Background()): a setter that only stores
+		// it; the context is the lifetime of the object that holds it.
+		return true
+	}
 	cur, ok := analysisutil.FindNode(st.ins.Root(), call)
 	if !ok {
 		return false

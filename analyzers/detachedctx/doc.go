@@ -131,6 +131,12 @@
 //     not count), main, init, and everything in _test.go files: tests build
 //     their own roots for setup and their deadlines;
 //   - context.WithoutCancel itself, and a fresh context passed to it;
+//   - a fresh context given to a setter that only stores it in a field
+//     (ctxflow's StoresContext fact: `vm.SetContext(context.Background())`
+//     resetting a pooled object), like one stored by the caller itself;
+//   - a log call given context.Background() where the context in reach
+//     carries no values: every call of the function passes one made from
+//     Background with cancels and deadlines only (ctxflow's ValueLess);
 //   - pprof.SetGoroutineLabels(context.Background()), which clears the
 //     goroutine's profiler labels;
 //   - a fresh context stored for a long-lived owner: assigned to a field or a

@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil)},
 	Run:        run,
 }
 
@@ -135,6 +135,9 @@ type Result struct {
 	// mainLike holds the functions whose return ends the process, built
 	// on first use (MainLike).
 	mainLike map[*types.Func]bool
+	// storers holds the functions of this package that only store their
+	// context parameters (see StoresContext).
+	storers map[*types.Func]bool
 }
 
 // assign is one assignment to an error variable.
@@ -215,6 +218,7 @@ func run(pass *analysis.Pass) (any, error) {
 		retriers: make(map[*types.Func]int),
 		roots:    make(map[*types.Func]*MakesRoot),
 		rootCtxs: make(map[*types.Func]bool),
+		storers:  make(map[*types.Func]bool),
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
@@ -332,6 +336,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	r.computeRoots(pass)
 	r.computeRootContexts(pass)
+	r.computeStorers(pass)
 	return r, nil
 }
 

@@ -148,3 +148,29 @@ func (h *Holder) Proxy(ctx context.Context, url string) (*http.Response, error) 
 	}
 	return http.DefaultClient.Do(req)
 }
+
+// heartbeat's context is only ever a cancel of Background: no values to
+// lose in its log records.
+func heartbeat(ctx context.Context, lg *slog.Logger) {
+	lg.InfoContext(context.Background(), "beat")
+	<-ctx.Done()
+}
+
+func startHeartbeat(lg *slog.Logger) context.CancelFunc {
+	ctx, cancel := context.WithCancel(context.Background())
+	go heartbeat(ctx, lg)
+	return cancel
+}
+
+// logValued is given a context with values by one caller.
+func logValued(ctx context.Context, lg *slog.Logger) {
+	lg.InfoContext(context.Background(), "beat") // want `context.Background\(\) passed to lg.InfoContext in logValued drops the values of ctx: the record loses whatever the logger reads from it`
+}
+
+type traceKey struct{}
+
+func startValued(lg *slog.Logger) {
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), traceKey{}, "t"))
+	defer cancel()
+	logValued(ctx, lg)
+}

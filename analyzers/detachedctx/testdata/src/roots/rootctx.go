@@ -50,3 +50,28 @@ func (t *tokens) tokenTagged(w http.ResponseWriter, r *http.Request) {
 func (t *tokens) cron(tenant string) (string, error) {
 	return t.issuer.Issue(newTenantContext(tenant), "cron")
 }
+
+type vm struct {
+	ctx context.Context
+	run func(ctx context.Context) error
+}
+
+// SetContext only stores the context: the VM's lifetime.
+func (v *vm) SetContext(ctx context.Context) { v.ctx = ctx }
+
+// Exec runs under the context it is given.
+func (v *vm) Exec(ctx context.Context) error { return v.run(ctx) }
+
+// invoke resets the pooled VM after the call: nothing runs for the caller
+// under the reset context.
+func invoke(ctx context.Context, v *vm) error {
+	v.SetContext(ctx)
+	err := v.Exec(ctx)
+	v.SetContext(context.Background())
+	return err
+}
+
+// invokeDetached runs the call itself under a fresh root.
+func invokeDetached(ctx context.Context, v *vm) error {
+	return v.Exec(context.Background()) // want `context.Background\(\) in invokeDetached cuts off ctx`
+}

@@ -1,0 +1,101 @@
+package ctxflow
+
+import (
+	"go/ast"
+	"go/types"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// ValueLess reports whether the context c in reach carries no values: it
+// is a parameter of an unexported function of this package whose every
+// static call passes a context derived from context.Background() or TODO()
+// by WithCancel, WithTimeout, WithDeadline (and their Cause forms) or
+// WithoutCancel only, never WithValue; or a local only ever assigned such
+// contexts. A log call given Background() in its place loses nothing.
+func (r *Result) ValueLess(c Context) bool {
+	if c.Kind != ParamContext {
+		return false
+	}
+	v, ok := c.Obj.(*types.Var)
+	if !ok {
+		return false
+	}
+	return r.paramValueLess(v, 0)
+}
+
+func (r *Result) paramValueLess(v *types.Var, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	for _, f := range r.Funcs {
+		if f.Obj == nil || f.Sig == nil || f.Obj.Exported() {
+			continue
+		}
+		idx := -1
+		for i := range f.Sig.Params().Len() {
+			if f.Sig.Params().At(i) == v {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			continue
+		}
+		calls, escapes := r.CallsOf(f.Obj)
+		if len(calls) == 0 || escapes && f.Sig.Recv() == nil {
+			return false
+		}
+		if f.Sig.Recv() != nil {
+			if _, vEsc := r.calls.escapes[f.Obj.Origin()]; vEsc {
+				return false // a method value: callers unseen
+			}
+		}
+		for _, call := range calls {
+			if idx >= len(call.Args) || !r.valueLessExpr(call.Args[idx], depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (r *Result) valueLessExpr(e ast.Expr, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		fn := analysisutil.Callee(r.info, e)
+		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" {
+			return false
+		}
+		switch fn.Name() {
+		case "Background", "TODO":
+			return true
+		case "WithCancel", "WithTimeout", "WithDeadline", "WithCancelCause", "WithTimeoutCause", "WithDeadlineCause", "WithoutCancel":
+			return len(e.Args) > 0 && r.valueLessExpr(e.Args[0], depth+1)
+		}
+	case *ast.Ident:
+		v, ok := r.info.ObjectOf(e).(*types.Var)
+		if !ok {
+			return false
+		}
+		vals := r.ctxAssigns[v]
+		if len(vals) == 0 {
+			return r.paramValueLess(v, depth+1)
+		}
+		for _, val := range vals {
+			if val == nil {
+				// ctx, cancel := context.WithCancel(parent): the tuple's
+				// first result; ctxAssigns holds nil for others only.
+				return false
+			}
+			if !r.valueLessExpr(val, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
