@@ -61,41 +61,26 @@ func (r *Result) paramValueLess(v *types.Var, depth int) bool {
 }
 
 func (r *Result) valueLessExpr(e ast.Expr, depth int) bool {
-	if depth > 8 {
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+		if v, ok := r.info.ObjectOf(id).(*types.Var); ok && len(r.ctxAssigns[v]) == 0 {
+			return r.paramValueLess(v, depth+1) // a parameter: what its callers pass
+		}
+	}
+	return r.ctxIs(e, r.valueLessValue, depth)
+}
+
+// valueLessValue reports whether call makes a context without values: a
+// root, or a cancel, deadline or WithoutCancel of one without values.
+func (r *Result) valueLessValue(call *ast.CallExpr, depth int) bool {
+	fn := analysisutil.Callee(r.info, call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" {
 		return false
 	}
-	switch e := ast.Unparen(e).(type) {
-	case *ast.CallExpr:
-		fn := analysisutil.Callee(r.info, e)
-		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" {
-			return false
-		}
-		switch fn.Name() {
-		case "Background", "TODO":
-			return true
-		case "WithCancel", "WithTimeout", "WithDeadline", "WithCancelCause", "WithTimeoutCause", "WithDeadlineCause", "WithoutCancel":
-			return len(e.Args) > 0 && r.valueLessExpr(e.Args[0], depth+1)
-		}
-	case *ast.Ident:
-		v, ok := r.info.ObjectOf(e).(*types.Var)
-		if !ok {
-			return false
-		}
-		vals := r.ctxAssigns[v]
-		if len(vals) == 0 {
-			return r.paramValueLess(v, depth+1)
-		}
-		for _, val := range vals {
-			if val == nil {
-				// ctx, cancel := context.WithCancel(parent): the tuple's
-				// first result; ctxAssigns holds nil for others only.
-				return false
-			}
-			if !r.valueLessExpr(val, depth+1) {
-				return false
-			}
-		}
+	switch fn.Name() {
+	case "Background", "TODO":
 		return true
+	case "WithCancel", "WithTimeout", "WithDeadline", "WithCancelCause", "WithTimeoutCause", "WithDeadlineCause", "WithoutCancel":
+		return len(call.Args) > 0 && r.valueLessExpr(call.Args[0], depth+1)
 	}
 	return false
 }
