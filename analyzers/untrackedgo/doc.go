@@ -95,8 +95,10 @@
 // its other goroutines in a WaitGroup field and waits on it (an Add or Go
 // and a Wait on the field somewhere in the package), when nothing counts
 // this one: neither its body nor a function of the package it calls
-// mentions the field, and it does not watch a stop channel or context.
-// The shutdown's Wait returns while it still runs.
+// mentions the field, and it does not watch a stop channel or context; or
+// it runs a function value held in a local or parameter (`go h(req)`, a
+// handler looked up) whose arguments hand it neither the receiver nor a
+// WaitGroup. The shutdown's Wait returns while it still runs.
 //
 // And it reports a goroutine that never ends, started by a method of a type
 // with a Close, Stop, Shutdown or GracefulStop method: no path through its

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
 // Untracked says that a goroutine started by a method of a type escapes
@@ -108,6 +110,15 @@ func (a *analysis) untracked(o *owner, g *Goroutine) *Untracked {
 				body = d.Body
 			}
 		}
+		if a.waitsOn(o.fn.Body, f) {
+			return nil // the shutdown itself: what it starts is its own (http.Server's onShutdown hooks)
+		}
+		if body == nil && g.Lit == nil && g.Callee == nil && a.unseenValue(g, recv) {
+			// go handler(req, tx): a function value held in a local (a
+			// handler looked up, a callback given): it cannot reach the
+			// type's unexported WaitGroup unless an argument hands it over.
+			return &Untracked{Field: f, Wait: t.wait, Add: t.add}
+		}
 		if body == nil || a.mentionsField(body, f) || a.callsMentioning(body, f) {
 			return nil // it calls Done (or waits) itself, or through a helper
 		}
@@ -145,6 +156,53 @@ func (a *analysis) callsMentioning(n ast.Node, f *types.Var) bool {
 			}
 			if fn != nil {
 				if d := a.decls[fn.Origin()]; d != nil && d.Body != nil && a.mentionsField(d.Body, f) {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// unseenValue reports whether g runs a function value held in a local
+// variable or parameter of its owner, whose arguments give it neither the
+// owner's receiver nor a WaitGroup: nothing it is handed can count it.
+func (a *analysis) unseenValue(g *Goroutine, recv *types.Var) bool {
+	gs, ok := g.Start.(*ast.GoStmt)
+	if !ok {
+		return false
+	}
+	id, ok := ast.Unparen(gs.Call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := a.info.Uses[id].(*types.Var)
+	if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return false
+	}
+	for _, arg := range gs.Call.Args {
+		if analysisutil.ReferencesObject(a.info, arg, recv) {
+			return false
+		}
+		if t := a.info.TypeOf(arg); t != nil && isWaitGroup(deref(t)) {
+			return false
+		}
+	}
+	return true
+}
+
+// waitsOn reports whether body calls Wait on the WaitGroup field f.
+func (a *analysis) waitsOn(body *ast.BlockStmt, f *types.Var) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Wait" {
+			if inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr); ok {
+				if s := a.info.Selections[inner]; s != nil && s.Obj() == f {
 					found = true
 				}
 			}
