@@ -91,7 +91,11 @@
 //     or advanced by Next(ctx), in a function that returns an error: a
 //     query canceled half-way ends the loop early and the function returns
 //     a partial result with a nil error (not reported when the iterator is
-//     returned, passed on or stored).
+//     returned, passed on or stored, nor when the function returns or tests
+//     the error of its Close and that Close reports the iteration's error:
+//     the iterator is an interface, as litestream's file iterators are, or
+//     a type of the package whose Close returns the field its Err returns;
+//     sql.Rows' Close does not);
 //
 // Bad:
 //

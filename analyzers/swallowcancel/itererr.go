@@ -60,6 +60,9 @@ func (s *state) checkIterErr(cur inspector.Cursor, loop *ast.ForStmt) {
 			bound = true
 		}
 	}
+	if s.closeChecked(f.Body, v) {
+		return // Close reports the iteration's error, and it is checked
+	}
 	made, other := false, false
 	ast.Inspect(f.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -121,6 +124,94 @@ func (s *state) checkIterErr(cur inspector.Cursor, loop *ast.ForStmt) {
 			name, orCaller(s.ctxFor(f, nil)), name, f.Name()),
 		SuggestedFixes: s.iterErrFix(f, loop, name),
 	})
+}
+
+// closeChecked reports whether body uses the error of v.Close() (returns
+// it, tests it, assigns it to a named variable) outside a defer, where v's
+// Close reports the iteration's error: v is an interface, whose
+// implementations commonly return from Close what Err returns (litestream's
+// file iterators), or a type of this package whose Close returns the field
+// its Err returns. database/sql's Rows, whose Close does not, is neither.
+func (s *state) closeChecked(body *ast.BlockStmt, v *types.Var) bool {
+	if !s.closeReportsErr(v.Type()) {
+		return false
+	}
+	isClose := func(e ast.Expr) bool {
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			return false
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Close" {
+			return false
+		}
+		x, ok := ast.Unparen(sel.X).(*ast.Ident)
+		return ok && s.info.Uses[x] == v
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.DeferStmt:
+			return false
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				if isClose(r) {
+					found = true
+				}
+			}
+		case *ast.AssignStmt:
+			if len(n.Lhs) == 1 && len(n.Rhs) == 1 && isClose(n.Rhs[0]) {
+				if id, ok := n.Lhs[0].(*ast.Ident); !ok || id.Name != "_" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// closeReportsErr reports whether t's Close() error is the iteration's
+// error: t is an interface with Close() error, or a named type of this
+// package whose Close returns the same field as its Err.
+func (s *state) closeReportsErr(t types.Type) bool {
+	m, _, _ := types.LookupFieldOrMethod(t, true, s.pass.Pkg, "Close")
+	fn, ok := m.(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Params().Len() != 0 || sig.Results().Len() != 1 || !analysisutil.IsError(sig.Results().At(0).Type()) {
+		return false
+	}
+	if types.IsInterface(t) {
+		return true
+	}
+	errFn, _, _ := types.LookupFieldOrMethod(t, true, s.pass.Pkg, "Err")
+	ef, ok := errFn.(*types.Func)
+	if !ok || fn.Pkg() != s.pass.Pkg || ef.Pkg() != s.pass.Pkg {
+		return false
+	}
+	cf, df := s.res.DeclOf(fn), s.res.DeclOf(ef)
+	if cf == nil || df == nil {
+		return false
+	}
+	field := func(f *ctxflow.Func) types.Object {
+		if len(f.Body.List) == 0 {
+			return nil
+		}
+		ret, ok := f.Body.List[len(f.Body.List)-1].(*ast.ReturnStmt)
+		if !ok || len(ret.Results) != 1 {
+			return nil
+		}
+		sel, ok := ast.Unparen(ret.Results[0]).(*ast.SelectorExpr)
+		if !ok {
+			return nil
+		}
+		return s.info.Uses[sel.Sel]
+	}
+	a, b := field(cf), field(df)
+	return a != nil && a == b
 }
 
 // hasErrMethod reports whether t has a method Err() error.
