@@ -93,7 +93,9 @@
 // Not reported:
 //
 //   - %v inside log calls, panics, or a fmt.Errorf whose result is only
-//     logged or discarded: nothing is returned;
+//     logged or discarded, or handed to a call whose result is only
+//     panicked or logged (`panic(vm.NewGoError(fmt.Errorf("...: %v",
+//     err)))`, a script engine's exception): nothing is returned;
 //   - errors that cannot carry cancellation: not from a context-bound call,
 //     or from a call given context.Background() or WithoutCancel; errors
 //     formatted after the function already tested for cancellation and

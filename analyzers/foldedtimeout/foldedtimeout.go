@@ -214,6 +214,11 @@ func (s *state) propagated(cur inspector.Cursor) bool {
 			if analysisutil.IsFunc(fn, "errors", "Join") || analysisutil.IsFunc(fn, "fmt", "Errorf") {
 				continue // the result is what matters
 			}
+			if gp, ok := p.Parent().Node().(*ast.CallExpr); ok && ast.Unparen(gp.Fun) != ast.Expr(pn) && analysisutil.IsLogOrPanic(s.info, gp) {
+				// panic(vm.NewGoError(fmt.Errorf("...: %v", err))): what the
+				// call makes of it is only panicked or logged.
+				return false
+			}
 			return true
 		case *ast.ReturnStmt, *ast.SendStmt:
 			return true

@@ -56,3 +56,23 @@ func reassignedParam(err error) error {
 func callsReassigned(ctx context.Context) error {
 	return reassignedParam(store.Put(ctx, "k", "v"))
 }
+
+type jsVM struct{}
+
+func (jsVM) NewGoError(err error) error { return err }
+
+// throwJS hands the error to a script engine as an exception: it is only
+// panicked.
+func throwJS(ctx context.Context, vm jsVM) {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		panic(vm.NewGoError(fmt.Errorf("put: %v", err)))
+	}
+}
+
+// wrapJS returns what the constructor makes of the fold.
+func wrapJS(ctx context.Context, vm jsVM) error {
+	if err := store.Put(ctx, "k", "v"); err != nil {
+		return vm.NewGoError(fmt.Errorf("put: %v", err)) // want `fmt.Errorf formats err with %v`
+	}
+	return nil
+}
