@@ -42,7 +42,7 @@ func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
 	}
 	// Only errors known to come from context-bound work: a parameter of a
 	// helper such as mapErr(ctx.Err()) is usually the bare sentinel.
-	if carries, isParam := s.paramCarries(cur, e); isParam {
+	if carries, isParam := s.paramCarries(e); isParam {
 		return carries
 	}
 	return s.res.MayCarryCancel(e) || s.assignedCarrier(cur, e)
@@ -61,7 +61,7 @@ func (s *state) wrappable(cur inspector.Cursor, e ast.Expr) bool {
 // comparison is exact.
 //
 // isParam is false when e is not such a parameter.
-func (s *state) paramCarries(cur inspector.Cursor, e ast.Expr) (carries, isParam bool) {
+func (s *state) paramCarries(e ast.Expr) (carries, isParam bool) {
 	id, ok := ast.Unparen(e).(*ast.Ident)
 	if !ok {
 		return false, false
@@ -70,20 +70,8 @@ func (s *state) paramCarries(cur inspector.Cursor, e ast.Expr) (carries, isParam
 	if !ok {
 		return false, false
 	}
-	f := s.res.Enclosing(cur)
-	for f != nil && f.Obj == nil {
-		f = f.Parent // a literal inside the function reads its parameter
-	}
-	if f == nil || f.Sig == nil {
-		return false, false
-	}
-	idx := -1
-	for i := 0; i < f.Sig.Params().Len(); i++ {
-		if f.Sig.Params().At(i) == v {
-			idx = i
-		}
-	}
-	if idx < 0 || f.Sig.Variadic() && idx == f.Sig.Params().Len()-1 || s.assignedIn(f.Body, v) {
+	f, idx := s.res.ParamOf(v)
+	if f == nil || f.Sig.Variadic() && idx == f.Sig.Params().Len()-1 || s.res.AssignedInBody(v) {
 		return false, false
 	}
 	calls, _ := s.res.CallsOf(f.Obj)
@@ -96,22 +84,6 @@ func (s *state) paramCarries(cur inspector.Cursor, e ast.Expr) (carries, isParam
 		}
 	}
 	return false, true
-}
-
-// assignedIn reports whether v is assigned anywhere in body.
-func (s *state) assignedIn(body *ast.BlockStmt, v *types.Var) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if as, ok := n.(*ast.AssignStmt); ok {
-			for _, l := range as.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); ok && s.info.Uses[id] == v {
-					found = true
-				}
-			}
-		}
-		return !found
-	})
-	return found
 }
 
 // assignedCarrier reports whether e (a field or other non-variable

@@ -23,7 +23,7 @@ import (
 // Wrapping keeps both: fmt.Errorf("%w: need %v", context.DeadlineExceeded, need).
 func (s *state) checkDeadlinePrediction(n *ast.IfStmt) {
 	dl, ctx := s.deadlineVar(n)
-	if dl == nil || !s.mentions(n.Cond, dl) || len(n.Body.List) == 0 {
+	if dl == nil || !analysisutil.ReferencesObject(s.info, n.Cond, dl) || len(n.Body.List) == 0 {
 		return
 	}
 	ret, ok := n.Body.List[len(n.Body.List)-1].(*ast.ReturnStmt)
@@ -69,16 +69,4 @@ func (s *state) deadlineVar(n *ast.IfStmt) (*types.Var, ast.Expr) {
 	}
 	v, _ := s.info.ObjectOf(id).(*types.Var)
 	return v, sel.X
-}
-
-// mentions reports whether e uses v.
-func (s *state) mentions(e ast.Expr, v *types.Var) bool {
-	found := false
-	ast.Inspect(e, func(m ast.Node) bool {
-		if id, ok := m.(*ast.Ident); ok && s.info.Uses[id] == v {
-			found = true
-		}
-		return !found
-	})
-	return found
 }

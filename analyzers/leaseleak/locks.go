@@ -114,7 +114,7 @@ func isBoolType(t types.Type) bool {
 		return false
 	}
 	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Bool
+	return ok && b.Info()&types.IsBoolean != 0
 }
 
 // voidCall reports whether call has no result.
@@ -192,11 +192,11 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 			return true // its error or answer is dropped: nothing to follow
 		}
 	case *ast.AssignStmt:
-		if k != lockWeighted && (k.pair == nil || voidCall(info, call) || isBoolType(info.TypeOf(call))) {
+		if k != lockWeighted && (k.pair == nil || voidCall(info, call) || isBool(info, call)) {
 			return true
 		}
 	case ast.Expr:
-		if base, _ := stripNot(n); k.pair == nil || base != call || !isBoolType(info.TypeOf(call)) {
+		if base, _ := stripNot(n); k.pair == nil || base != call || !isBool(info, call) {
 			return true
 		}
 		boolCond = true

@@ -175,14 +175,7 @@ func (w *walker) search() *outcome {
 	return out
 }
 
-func isBool(info *types.Info, e ast.Expr) bool {
-	t := info.TypeOf(e)
-	if t == nil {
-		return false
-	}
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Info()&types.IsBoolean != 0
-}
+func isBool(info *types.Info, e ast.Expr) bool { return isBoolType(info.TypeOf(e)) }
 
 // impliesFailed reports whether cond having value truth implies that the
 // acquisition failed: its error is not nil, or the lease is nil.

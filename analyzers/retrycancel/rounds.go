@@ -5,6 +5,8 @@ import (
 	"go/token"
 
 	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // observeRounds decides, for a loop that looks at its context somewhere
@@ -90,18 +92,7 @@ func (st *state) observeRounds(l *loop) {
 		}
 	}
 	// Rounds that do work: blocks holding a bound call or a wait.
-	work := map[int32]bool{}
-	mark := func(n ast.Node) {
-		if p, ok := g.Locate(n); ok {
-			work[p.Block.Index] = true
-		}
-	}
-	for _, c := range l.bound {
-		mark(c)
-	}
-	for _, s := range l.sleeps {
-		mark(s.stmt)
-	}
+	work := workBlocks(g, l)
 	var need func(*cfg.Block) bool
 	if len(work) > 0 {
 		need = func(b *cfg.Block) bool { return work[b.Index] }
@@ -192,17 +183,7 @@ func (st *state) specificRounds(l *loop) {
 	if !in[head.Index] {
 		return
 	}
-	work := map[int32]bool{}
-	for _, c := range l.bound {
-		if p, ok := g.Locate(c); ok {
-			work[p.Block.Index] = true
-		}
-	}
-	for _, s := range l.sleeps {
-		if p, ok := g.Locate(s.stmt); ok {
-			work[p.Block.Index] = true
-		}
-	}
+	work := workBlocks(g, l)
 	if len(work) == 0 {
 		return
 	}
@@ -281,4 +262,22 @@ func caseBody(g *cfg.CFG, cc *ast.CommClause) *cfg.Block {
 // isDoneRecv reports whether e is `<-x.Done()` for a context x.
 func (st *state) isDoneRecv(e ast.Expr) bool {
 	return st.res.DoneContext(&ast.ExprStmt{X: e}) != nil
+}
+
+// workBlocks returns the blocks of g that hold one of l's bound calls or
+// waits: a round that passes one does work.
+func workBlocks(g *flow.Graph, l *loop) map[int32]bool {
+	work := map[int32]bool{}
+	mark := func(n ast.Node) {
+		if p, ok := g.Locate(n); ok {
+			work[p.Block.Index] = true
+		}
+	}
+	for _, c := range l.bound {
+		mark(c)
+	}
+	for _, s := range l.sleeps {
+		mark(s.stmt)
+	}
+	return work
 }

@@ -38,32 +38,16 @@ func (r *Result) CallsOf(fn *types.Func) (calls []*ast.CallExpr, escapes bool) {
 func (r *Result) buildCallIndex() *callIndex {
 	ix := &callIndex{calls: make(map[*types.Func][]*ast.CallExpr), escapes: make(map[*types.Func]bool)}
 	callee := make(map[*ast.Ident]bool) // identifiers in call position
-	for _, f := range r.pass.Files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			var id *ast.Ident
-			switch fun := ast.Unparen(call.Fun).(type) {
-			case *ast.Ident:
-				id = fun
-			case *ast.SelectorExpr:
-				id = fun.Sel
-			case *ast.IndexExpr: // generic instantiation f[T](...)
-				id, _ = ast.Unparen(fun.X).(*ast.Ident)
-			case *ast.IndexListExpr:
-				id, _ = ast.Unparen(fun.X).(*ast.Ident)
-			}
-			if id == nil {
-				return true
-			}
-			if fn, ok := r.info.Uses[id].(*types.Func); ok && fn.Pkg() == r.pass.Pkg {
-				callee[id] = true
-				ix.calls[fn.Origin()] = append(ix.calls[fn.Origin()], call)
-			}
-			return true
-		})
+	for c := range r.ins.Root().Preorder((*ast.CallExpr)(nil)) {
+		call := c.Node().(*ast.CallExpr)
+		id := calleeIdent(call)
+		if id == nil {
+			continue
+		}
+		if fn, ok := r.info.Uses[id].(*types.Func); ok && fn.Pkg() == r.pass.Pkg {
+			callee[id] = true
+			ix.calls[fn.Origin()] = append(ix.calls[fn.Origin()], call)
+		}
 	}
 	for id, obj := range r.info.Uses {
 		if fn, ok := obj.(*types.Func); ok && fn.Pkg() == r.pass.Pkg && !callee[id] {
@@ -71,6 +55,24 @@ func (r *Result) buildCallIndex() *callIndex {
 		}
 	}
 	return ix
+}
+
+// calleeIdent returns the identifier naming call's function: f, x.M, or
+// f[T] for an instantiation; nil for other callees.
+func calleeIdent(call *ast.CallExpr) *ast.Ident {
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		return fun
+	case *ast.SelectorExpr:
+		return fun.Sel
+	case *ast.IndexExpr:
+		id, _ := ast.Unparen(fun.X).(*ast.Ident)
+		return id
+	case *ast.IndexListExpr:
+		id, _ := ast.Unparen(fun.X).(*ast.Ident)
+		return id
+	}
+	return nil
 }
 
 // recordParams records, for each error parameter of the package's declared
@@ -122,4 +124,42 @@ func (r *Result) methodExpr(call *ast.CallExpr) bool {
 	}
 	tv, ok := r.info.Types[sel.X]
 	return ok && tv.IsType()
+}
+
+// ParamOf returns the declared function of this package that v is a
+// parameter of, and its index; nil when v is no such parameter.
+func (r *Result) ParamOf(v *types.Var) (*Func, int) {
+	if r.params == nil {
+		r.params = make(map[*types.Var]paramRef)
+		for _, f := range r.Funcs {
+			if f.Obj == nil || f.Sig == nil {
+				continue
+			}
+			for i := range f.Sig.Params().Len() {
+				r.params[f.Sig.Params().At(i)] = paramRef{f, i}
+			}
+		}
+	}
+	p, ok := r.params[v]
+	if !ok {
+		return nil, -1
+	}
+	return p.f, p.i
+}
+
+type paramRef struct {
+	f *Func
+	i int
+}
+
+// AssignedInBody reports whether the error variable v is assigned by a
+// statement of the package (not only given a value by callers, for a
+// parameter).
+func (r *Result) AssignedInBody(v *types.Var) bool {
+	for _, a := range r.assigns[v] {
+		if !a.param {
+			return true
+		}
+	}
+	return false
 }

@@ -138,6 +138,10 @@ type Result struct {
 	// storers holds the functions of this package that only store their
 	// context parameters (see StoresContext).
 	storers map[*types.Func]bool
+	// params maps the parameters of declared functions to their function
+	// and index, built on first use (ParamOf).
+	params map[*types.Var]paramRef
+	ins    *inspector.Inspector
 }
 
 // assign is one assignment to an error variable.
@@ -219,6 +223,7 @@ func run(pass *analysis.Pass) (any, error) {
 		roots:    make(map[*types.Func]*MakesRoot),
 		rootCtxs: make(map[*types.Func]bool),
 		storers:  make(map[*types.Func]bool),
+		ins:      ins,
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 

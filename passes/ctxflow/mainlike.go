@@ -75,8 +75,8 @@ func (r *Result) enclosingDecl(n ast.Node) *Func {
 }
 
 // lastAct reports whether call is, in f's top-level statements, in the last
-// one that does anything but exit: every statement after it exits the
-// process (os.Exit, log.Fatal) or returns.
+// one that does anything but exit: every statement after it never returns
+// (os.Exit, log.Fatal: analysisutil.NoReturn) or returns.
 func (r *Result) lastAct(f *Func, call *ast.CallExpr) bool {
 	list := f.Body.List
 	for i, st := range list {
@@ -88,7 +88,7 @@ func (r *Result) lastAct(f *Func, call *ast.CallExpr) bool {
 			case *ast.ReturnStmt:
 			case *ast.ExprStmt:
 				c, ok := ast.Unparen(rest.X).(*ast.CallExpr)
-				if !ok || !exits(r.info, c) {
+				if !ok || !analysisutil.NoReturn(r.info, c) {
 					return false
 				}
 			default:
@@ -98,11 +98,4 @@ func (r *Result) lastAct(f *Func, call *ast.CallExpr) bool {
 		return true
 	}
 	return false
-}
-
-// exits reports whether call ends the process: os.Exit, log.Fatal*.
-func exits(info *types.Info, call *ast.CallExpr) bool {
-	fn := analysisutil.Callee(info, call)
-	return analysisutil.IsFunc(fn, "os", "Exit") || analysisutil.IsFunc(fn, "log", "Fatal") ||
-		analysisutil.IsFunc(fn, "log", "Fatalf") || analysisutil.IsFunc(fn, "log", "Fatalln")
 }

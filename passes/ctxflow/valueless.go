@@ -28,36 +28,23 @@ func (r *Result) paramValueLess(v *types.Var, depth int) bool {
 	if depth > 4 {
 		return false
 	}
-	for _, f := range r.Funcs {
-		if f.Obj == nil || f.Sig == nil || f.Obj.Exported() {
-			continue
-		}
-		idx := -1
-		for i := range f.Sig.Params().Len() {
-			if f.Sig.Params().At(i) == v {
-				idx = i
-			}
-		}
-		if idx < 0 {
-			continue
-		}
-		calls, escapes := r.CallsOf(f.Obj)
-		if len(calls) == 0 || escapes && f.Sig.Recv() == nil {
+	f, idx := r.ParamOf(v)
+	if f == nil || f.Obj.Exported() {
+		return false
+	}
+	calls, escapes := r.CallsOf(f.Obj)
+	if len(calls) == 0 || escapes && f.Sig.Recv() == nil {
+		return false
+	}
+	if f.Sig.Recv() != nil && r.calls.escapes[f.Obj.Origin()] {
+		return false // a method value: callers unseen
+	}
+	for _, call := range calls {
+		if idx >= len(call.Args) || !r.valueLessExpr(call.Args[idx], depth+1) {
 			return false
 		}
-		if f.Sig.Recv() != nil {
-			if _, vEsc := r.calls.escapes[f.Obj.Origin()]; vEsc {
-				return false // a method value: callers unseen
-			}
-		}
-		for _, call := range calls {
-			if idx >= len(call.Args) || !r.valueLessExpr(call.Args[idx], depth+1) {
-				return false
-			}
-		}
-		return true
 	}
-	return false
+	return true
 }
 
 func (r *Result) valueLessExpr(e ast.Expr, depth int) bool {

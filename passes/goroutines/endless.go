@@ -140,21 +140,13 @@ func (a *analysis) stranded(o *owner, g *Goroutine) *Stranded {
 		case *ast.FuncLit:
 			return false
 		case *ast.RangeStmt:
-			id, ok := ast.Unparen(n.X).(*ast.Ident)
-			if !ok {
-				return true
-			}
-			v, ok := a.info.Uses[id].(*types.Var)
-			if !ok || v.IsField() || !(o.fn.Body.Pos() <= v.Pos() && v.Pos() < o.fn.Body.End()) || g.Lit.Pos() <= v.Pos() && v.Pos() < g.Lit.End() {
-				return true
-			}
-			if _, isChan := v.Type().Underlying().(*types.Chan); isChan {
-				rng, ch = n, v
+			if t := a.info.TypeOf(n.X); t != nil && isChanType(t) && a.perCallChan(o, g, n.X) {
+				rng, ch = n, a.info.Uses[ast.Unparen(n.X).(*ast.Ident)].(*types.Var)
 			}
 		}
 		return true
 	})
-	if rng == nil || !a.madeHere(o, ch) || a.chanEscapes(o, ch, rng.X) {
+	if rng == nil {
 		return nil
 	}
 	closes := func(n ast.Node) bool {
@@ -272,4 +264,9 @@ func (a *analysis) chanEscapes(o *owner, v *types.Var, rangeX ast.Expr) bool {
 		return !escapes
 	})
 	return escapes
+}
+
+func isChanType(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Chan)
+	return ok
 }
