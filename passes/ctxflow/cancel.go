@@ -391,44 +391,107 @@ func (r *Result) ImportsRuntime() bool {
 	return false
 }
 
-func isCmd(t types.Type) bool {
-	p, ok := types.Unalias(t).(*types.Pointer)
-	return ok && analysisutil.IsNamed(p.Elem(), "os/exec", "Cmd")
-}
-
-// commandWithoutContext reports whether call is a method of an *exec.Cmd
-// built by exec.Command (not CommandContext): its context field is nil, so
-// its error never carries cancellation although the type holds a context.
-func (r *Result) commandWithoutContext(fn *types.Func, call *ast.CallExpr) bool {
+// receiverHoldsNoContext reports whether call is a method whose only way
+// to a context is its receiver (it takes no context, and no parameter can
+// bring one: no function, interface or context-holding struct), and the
+// receiver holds no caller's context (holdsNoContext): the *sql.Tx of
+// db.Begin(), the *exec.Cmd of exec.Command. Its error never carries
+// cancellation although the type holds a context.
+func (r *Result) receiverHoldsNoContext(fn *types.Func, call *ast.CallExpr) bool {
 	sig, _ := fn.Type().(*types.Signature)
-	if sig == nil || sig.Recv() == nil || !isCmd(types.NewPointer(derefType(sig.Recv().Type()))) {
+	if sig == nil || sig.Recv() == nil || analysisutil.TakesContext(sig) || !hasContextInside(sig.Recv().Type()) {
 		return false
+	}
+	for i := range sig.Params().Len() {
+		if mayBringContext(sig.Params().At(i).Type()) {
+			return false
+		}
 	}
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return false
 	}
-	plain := func(e ast.Expr) bool {
-		c, ok := ast.Unparen(e).(*ast.CallExpr)
-		return ok && analysisutil.IsCallToFunc(r.info, c, "os/exec", "Command")
-	}
-	if plain(sel.X) {
-		return true
-	}
-	id, ok := ast.Unparen(sel.X).(*ast.Ident)
-	if !ok {
+	if s, ok := r.info.Selections[sel]; !ok || s.Kind() != types.MethodVal {
 		return false
 	}
-	vals := r.cmdAssigns[r.info.ObjectOf(id)]
-	if len(vals) == 0 {
+	return r.holdsNoContext(sel.X, 0)
+}
+
+// holdsNoContext reports whether every value the expression e can hold
+// (a context-holding value: a transaction, a command) was made by a call
+// given no context but detached ones (Detached), nor anything else that
+// could bring one (a function, an interface, a context-holding receiver or
+// argument that does not itself hold none), by a function that does not
+// reach a context of its own (CarriesCancel); directly or through local
+// variables only ever assigned such values. db.Begin() and
+// db.BeginTx(context.Background(), nil) hold none; db.BeginTx(ctx, nil),
+// pool.Get() of an interface, and a parameter may.
+func (r *Result) holdsNoContext(e ast.Expr, depth int) bool {
+	if depth > 4 {
 		return false
 	}
-	for _, v := range vals {
-		if v == nil || !plain(v) {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		fn := analysisutil.Callee(r.info, e)
+		if fn == nil {
+			return false // a function value: anything
+		}
+		sig := fn.Type().(*types.Signature)
+		if sig.Recv() != nil {
+			sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr)
+			if !ok {
+				return false
+			}
+			s, ok := r.info.Selections[sel]
+			if !ok || s.Kind() != types.MethodVal || types.IsInterface(s.Recv()) {
+				return false
+			}
+			if hasContextInside(s.Recv()) && !r.holdsNoContext(sel.X, depth+1) {
+				return false // tx.Stmt(s): as tx does
+			}
+		}
+		given := false
+		for _, arg := range e.Args {
+			t := r.info.TypeOf(arg)
+			switch {
+			case analysisutil.IsContext(t):
+				if !r.Detached(arg) {
+					return false
+				}
+				given = true
+			case analysisutil.IsHTTPRequest(t):
+				if !r.detachedRequest(arg, depth+1) {
+					return false
+				}
+				given = true
+			case hasContextInside(t):
+				if !r.holdsNoContext(arg, depth+1) {
+					return false
+				}
+			case mayBringContext(t):
+				return false
+			}
+		}
+		// Given no context, a function that still reaches one (a package
+		// context, a field) may put it in what it makes.
+		return given || !(r.local[fn] || r.pass.ImportObjectFact(fn.Origin(), new(CarriesCancel)))
+	case *ast.Ident:
+		v, ok := r.info.ObjectOf(e).(*types.Var)
+		if !ok {
 			return false
 		}
+		vals := r.holderAssigns[v]
+		if len(vals) == 0 {
+			return false // a parameter, a field, or never assigned here
+		}
+		for _, val := range vals {
+			if val == nil || !r.holdsNoContext(val, depth+1) {
+				return false
+			}
+		}
+		return true
 	}
-	return true
+	return false
 }
 
 func derefType(t types.Type) types.Type {

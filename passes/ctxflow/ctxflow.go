@@ -103,8 +103,12 @@ type Result struct {
 	// fresh holds the functions of this package whose returned errors are
 	// all fresh (see FreshErrors).
 	fresh map[*types.Func]bool
-	// cmdAssigns lists the values assigned to local *exec.Cmd variables.
-	cmdAssigns map[types.Object][]ast.Expr
+	// holderAssigns lists the values assigned to local variables whose
+	// type holds a context (*exec.Cmd, *sql.Tx, a struct with a context
+	// field; not requests, which have reqAssigns): nil for a value it cannot
+	// see (a result of a tuple-valued call other than the first, a zero
+	// value).
+	holderAssigns map[types.Object][]ast.Expr
 	// groupAssigns lists the constructor calls assigned to local group
 	// variables (*errgroup.Group, *scope.Scope); nil for any other value.
 	groupAssigns map[types.Object][]*ast.CallExpr
@@ -210,8 +214,8 @@ func run(pass *analysis.Pass) (any, error) {
 		pass:    pass,
 		local:   make(map[*types.Func]bool),
 
-		ctxAssigns: make(map[types.Object][]ast.Expr),
-		cmdAssigns: make(map[types.Object][]ast.Expr),
+		ctxAssigns:    make(map[types.Object][]ast.Expr),
+		holderAssigns: make(map[types.Object][]ast.Expr),
 
 		groupAssigns: make(map[types.Object][]*ast.CallExpr),
 		reqAssigns:   make(map[types.Object][]ast.Expr),
@@ -502,14 +506,6 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 		}
 		obj := r.info.ObjectOf(id)
 		v, ok := obj.(*types.Var)
-		if ok && isCmd(v.Type()) {
-			var val ast.Expr
-			if !tuple && i < len(rhs) {
-				val = rhs[i]
-			}
-			r.cmdAssigns[v] = append(r.cmdAssigns[v], val)
-			continue
-		}
 		if ok && isGroup(v.Type()) {
 			var ctor *ast.CallExpr
 			if tuple && i == 0 {
@@ -538,6 +534,10 @@ func (r *Result) recordAssign(c inspector.Cursor, lhs, rhs []ast.Expr, _ bool) {
 		}
 		if ok && isDoneChan(v.Type()) {
 			r.doneAssigns[v] = append(r.doneAssigns[v], val)
+			continue
+		}
+		if ok && hasContextInside(v.Type()) {
+			r.holderAssigns[v] = append(r.holderAssigns[v], val)
 			continue
 		}
 		if !ok || !analysisutil.IsError(v.Type()) {
@@ -772,7 +772,7 @@ func (r *Result) boundCall(call *ast.CallExpr) bool {
 		return true
 	}
 	if fn != nil {
-		if neverCarries(fn) || r.commandWithoutContext(fn, call) {
+		if neverCarries(fn) || r.receiverHoldsNoContext(fn, call) {
 			return false
 		}
 		if (r.valuesOnly[fn] && !r.local[fn]) || (fn.Pkg() != r.pass.Pkg && r.pass.ImportObjectFact(fn.Origin(), new(NoCancel))) {

@@ -48,7 +48,12 @@
 // The CarriesCancel fact marks functions and methods whose error result may
 // carry cancellation although they take no context (they hold one in their
 // receiver, or wrap such a call), so that the knowledge crosses package
-// boundaries.
+// boundaries. A call of such a method whose only way to a context is its
+// receiver is not context-bound when the receiver holds no caller's
+// context: it was made by a call given no context but detached ones and
+// nothing else that could bring one (db.Begin(), exec.Command,
+// db.BeginTx(context.Background(), nil)), or is a local variable only ever
+// assigned such values.
 //
 // The ChecksContext fact marks functions returning a bool that observe the
 // cancellation of a context parameter (Err, Done, context.Cause, or another

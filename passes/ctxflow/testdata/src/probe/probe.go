@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -113,6 +114,71 @@ func plainCommand() error {
 func contextCommand(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, "true")
 	return cmd.Run() // want `carrier in contextCommand`
+}
+
+// A transaction holds the context it was begun with: db.Begin's is
+// Background, so its Commit cannot return a cancellation.
+func plainTx(ctx context.Context, db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec("delete from t"); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func backgroundTx(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func contextTx(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err // want `carrier in contextTx`
+	}
+	return tx.Commit() // want `carrier in contextTx`
+}
+
+func givenTx(ctx context.Context, tx *sql.Tx) error {
+	return tx.Commit() // want `carrier in givenTx`
+}
+
+func mixedTx(ctx context.Context, db *sql.DB, fresh bool) error {
+	tx, err := db.Begin()
+	if !fresh {
+		tx, err = db.BeginTx(ctx, nil)
+	}
+	if err != nil {
+		return err // want `carrier in mixedTx`
+	}
+	return tx.Commit() // want `carrier in mixedTx`
+}
+
+// A user type holding a context, made with or without one.
+type session struct{ ctx context.Context }
+
+func (s *session) do() error { return s.ctx.Err() } // want `carrier in do`
+
+func newSession() *session { return &session{ctx: context.Background()} }
+
+func newSessionCtx(ctx context.Context) *session { return &session{ctx: ctx} }
+
+func (s *session) child() *session { return &session{ctx: s.ctx} }
+
+func plainSession(ctx context.Context) error {
+	s := newSession()
+	return s.child().do()
+}
+
+func contextSession(ctx context.Context) error {
+	s := newSessionCtx(ctx)
+	return s.child().do() // want `carrier in contextSession`
 }
 
 func valueOnly(ctx context.Context, k string) (string, error) {
