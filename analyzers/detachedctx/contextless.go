@@ -18,7 +18,8 @@ import (
 // caller's context (a parameter, or a request's) is in reach, when the API
 // has a context-aware form: a method or function of the same receiver or
 // package named with a context suffix (QueryContext, DoWithContext, GetCtx)
-// that takes a context and then the same parameters, or a form the
+// that takes a context and then the same parameters and returns the same
+// results, or a form the
 // knowledge table names (http.Get and NewRequestWithContext, net.Dial and
 // Dialer.DialContext). The call runs under no deadline and no
 // cancellation: when the caller gives up, it keeps its connection, process
@@ -111,11 +112,24 @@ func (st *state) contextForm(call *ast.CallExpr, fn *types.Func, sig *types.Sign
 }
 
 // contextFirst reports whether v takes a context and then exactly the
-// parameters of f.
+// parameters of f, and returns exactly f's results: the same operation
+// under a context. A method that only shares the name and the parameters
+// (zerolog's Logger.With, which builds a child logger, beside WithContext,
+// which stores the logger in a context) is another operation, and
+// renaming the call would not compile.
 func contextFirst(v, f *types.Signature) bool {
 	vp, fp := v.Params(), f.Params()
 	if vp.Len() != fp.Len()+1 || v.Variadic() != f.Variadic() || !analysisutil.IsContext(vp.At(0).Type()) {
 		return false
+	}
+	vr, fr := v.Results(), f.Results()
+	if vr.Len() != fr.Len() {
+		return false
+	}
+	for i := range fr.Len() {
+		if !types.Identical(vr.At(i).Type(), fr.At(i).Type()) {
+			return false
+		}
 	}
 	for i := range fp.Len() {
 		if !types.Identical(vp.At(i+1).Type(), fp.At(i).Type()) {

@@ -30,7 +30,8 @@
 // context (a context parameter, or a request's) is in reach, when the API
 // has a context-aware form: a method or function of the same receiver or
 // package whose name adds Context, WithContext or Ctx and that takes a
-// context and then the same parameters (db.Query and QueryContext,
+// context and then the same parameters, and returns the same results
+// (db.Query and QueryContext,
 // exec.Command and CommandContext, http.NewRequest and
 // NewRequestWithContext, a user type's Load and LoadContext), or one the
 // knowledge table names (http.Get, Post and Head, net.Dial and DialTimeout,

@@ -151,3 +151,21 @@ func (c *wsConn) connectStored(ctx context.Context) (err error) {
 	c.conn, err = net.Dial("tcp", c.addr) // want `net.Dial takes no context although ctx is in reach`
 	return err
 }
+
+// A logger whose With builds a child and whose WithContext stores it in a
+// context: same parameters after the context, different results, so
+// WithContext is not With's context form (zerolog.Logger).
+type Logger struct{}
+
+type LogContext struct{ l Logger }
+
+func (l Logger) With() LogContext                                         { return LogContext{l} }
+func (l Logger) WithContext(ctx context.Context) context.Context          { return ctx }
+func (c LogContext) Logger() Logger                                       { return c.l }
+func (l Logger) Sub(name string) (Logger, error)                          { return l, nil }
+func (l Logger) SubCtx(ctx context.Context, name string) (*Logger, error) { return &l, nil }
+
+func childLogger(ctx context.Context, l Logger) (Logger, error) {
+	child := l.With().Logger()
+	return child.Sub("worker")
+}
