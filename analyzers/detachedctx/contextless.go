@@ -19,9 +19,8 @@ import (
 // has a context-aware form: a method or function of the same receiver or
 // package named with a context suffix (QueryContext, DoWithContext, GetCtx)
 // that takes a context and then the same parameters and returns the same
-// results, or a form the
-// knowledge table names (http.Get and NewRequestWithContext, net.Dial and
-// Dialer.DialContext). The call runs under no deadline and no
+// results, or a form the knowledge table names (http.Get and
+// NewRequestWithContext, net.Dial and Dialer.DialContext). The call runs under no deadline and no
 // cancellation: when the caller gives up, it keeps its connection, process
 // or query going.
 //
