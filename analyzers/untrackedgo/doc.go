@@ -148,8 +148,11 @@
 // goroutines using a context whose cancel function the owner stores in a
 // map element or a field of something it does not declare itself
 // (`jobs[id] = cancel`, `s.stop = cancel`): a job registry owns and stops
-// them. A `go load()` of a local bound once to a function literal is judged
-// by the literal's body.
+// them; goroutines that report on a channel, WaitGroup or done channel held
+// in a field (`s.results <- err`), whether the goroutine is a literal or a
+// method or function of the package that does so itself or through a
+// helper: the field's owner collects them. A `go load()` of a local bound
+// once to a function literal is judged by the literal's body.
 //
 // To silence one finding, give a reason:
 //

@@ -52,6 +52,13 @@ func (a *analysis) classify(g *Goroutine) {
 		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && isWaitGroupDone(a.info, call) {
 			addRoot(sel.X)
 		}
+		// A method that reports on a field (`s.results <- r` in
+		// `go s.work()`) signals what a literal doing the same would.
+		if s := a.summaryOf(g.Callee); s != nil {
+			for f := range s.fields {
+				roots[f] = true
+			}
+		}
 	}
 	if body != nil {
 		ast.Inspect(body, func(n ast.Node) bool {

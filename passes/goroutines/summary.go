@@ -14,13 +14,17 @@ import (
 type summary struct {
 	signals bool         // calls WaitGroup.Done, closes or sends, itself or through a local call
 	joins   map[int]bool // parameter indexes it signals through
-	spawns  map[int]bool // function parameters it runs in a goroutine
-	bound   bool         // worker loop or watcher
+	// fields holds the struct fields (of its receiver or any other value)
+	// it signals through: `s.results <- r`, `close(s.done)`, s.wg.Done().
+	fields map[types.Object]bool
+	spawns map[int]bool // function parameters it runs in a goroutine
+	bound  bool         // worker loop or watcher
 }
 
 // summaryOf returns the summary of a function of this package, computing it
 // on first use. Recursion through cycles sees an empty summary.
 func (a *analysis) summaryOf(fn *types.Func) *summary {
+	fn = fn.Origin()
 	if s, ok := a.summaries[fn]; ok {
 		return s
 	}
@@ -28,7 +32,7 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 	if decl == nil || decl.Body == nil {
 		return nil
 	}
-	s := &summary{joins: map[int]bool{}, spawns: map[int]bool{}}
+	s := &summary{joins: map[int]bool{}, spawns: map[int]bool{}, fields: map[types.Object]bool{}}
 	a.summaries[fn] = s // cycle guard
 	sig := fn.Type().(*types.Signature)
 	params := map[types.Object]int{}
@@ -42,27 +46,40 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 		}
 		return 0, false
 	}
+	// signalVia notes the parameter or field e (a channel, a WaitGroup)
+	// that the body signals through.
+	signalVia := func(e ast.Expr) {
+		obj := rootObj(a.info, e)
+		if obj == nil {
+			return
+		}
+		if i, ok := params[obj]; ok {
+			s.joins[i] = true
+		} else if isField(obj) {
+			s.fields[obj] = true
+		}
+	}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SendStmt:
-			if i, ok := paramIdx(n.Chan); ok {
-				s.joins[i] = true
-			}
+			signalVia(n.Chan)
 		case *ast.CallExpr:
 			for _, i := range a.signals(n) {
-				if j, ok := paramIdx(n.Args[i]); ok {
-					s.joins[j] = true
+				signalVia(n.Args[i])
+			}
+			if fn := analysisutil.Callee(a.info, n); fn != nil && fn.Pkg() == a.pass.Pkg {
+				// s.report(err), a helper that sends on a field.
+				if cs := a.summaryOf(fn); cs != nil {
+					for f := range cs.fields {
+						s.fields[f] = true
+					}
 				}
 			}
 			if isWaitGroupDone(a.info, n) {
-				if j, ok := paramIdx(n.Fun.(*ast.SelectorExpr).X); ok {
-					s.joins[j] = true
-				}
+				signalVia(n.Fun.(*ast.SelectorExpr).X)
 			}
 			if a.isBuiltin(n, "close") && len(n.Args) == 1 {
-				if j, ok := paramIdx(n.Args[0]); ok {
-					s.joins[j] = true
-				}
+				signalVia(n.Args[0])
 			}
 		case *ast.GoStmt:
 			if i, ok := paramIdx(n.Call.Fun); ok && isFuncType(sig.Params().At(i).Type()) {
