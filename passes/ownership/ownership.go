@@ -412,6 +412,10 @@ func (r *Result) handedElsewhere(body ast.Node, v types.Object, k *Kind) bool {
 				*ast.SelectStmt, *ast.CaseClause, *ast.CommClause, *ast.LabeledStmt:
 				return true
 			}
+			if as, ok := n.(*ast.AssignStmt); ok && r.replacesField(as, v, k) {
+				found = true
+				return false
+			}
 			if r.UseOf(n, objs, k) != Borrow {
 				found = true
 			}
@@ -420,6 +424,43 @@ func (r *Result) handedElsewhere(body ast.Node, v types.Object, k *Kind) bool {
 		return true
 	})
 	return found
+}
+
+// replacesField reports whether as puts into v's lease field (resp.Body)
+// a value that does not hold the field's old value: `resp.Body = nil`,
+// `resp.Body = io.NopCloser(bytes.NewReader(b))`. What the caller gets
+// back then is not the lease the function acquired; the function closed
+// the old value, or keeps it (nhooyr.io/websocket's Dial, whose documented
+// resp.Body needs no close). A wrapper of the old value
+// (`resp.Body = cancelOnClose{resp.Body, cancel}`) still hands it over.
+func (r *Result) replacesField(as *ast.AssignStmt, v types.Object, k *Kind) bool {
+	if k.Field == "" || k.Field == "*" {
+		return false
+	}
+	isField := func(e ast.Expr) bool {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != k.Field {
+			return false
+		}
+		id, ok := ast.Unparen(sel.X).(*ast.Ident)
+		return ok && r.info.Uses[id] == v
+	}
+	for i, l := range as.Lhs {
+		if !isField(l) || len(as.Rhs) != len(as.Lhs) {
+			continue
+		}
+		keeps := false
+		ast.Inspect(as.Rhs[i], func(n ast.Node) bool {
+			if e, ok := n.(ast.Expr); ok && isField(e) {
+				keeps = true
+			}
+			return !keeps
+		})
+		if !keeps {
+			return true
+		}
+	}
+	return false
 }
 
 // aliased reports whether the field selection ending stack (..., sel,

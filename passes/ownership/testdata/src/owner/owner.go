@@ -2,6 +2,7 @@
 package owner
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -13,7 +14,10 @@ import (
 func Close(c io.Closer) error { return c.Close() } // want Close:"releases its parameter 0"
 
 // Keep stores its parameter in an owner that releases it.
-type Keeper struct{ files []*os.File }
+type Keeper struct {
+	files []*os.File
+	body  io.ReadCloser
+}
 
 func (k *Keeper) Keep(f *os.File) { k.files = append(k.files, f) } // want Keep:"releases its parameter 0"
 
@@ -56,6 +60,47 @@ func Get(url string) (*http.Response, error) { // want Get:"returns an owned bod
 		return nil, err
 	}
 	return resp, nil
+}
+
+// Dial reads the handshake response and replaces its body with a copy
+// (nhooyr.io/websocket's Dial): the caller gets no body to close.
+func Dial(url string) (*http.Response, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return resp, nil
+}
+
+// Hijack keeps the body for itself and clears the field: no body to close.
+func (k *Keeper) Hijack(url string) (*http.Response, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	k.body = resp.Body
+	resp.Body = nil
+	return resp, nil
+}
+
+// DialConn moves the body into the connection it returns and clears the
+// response's field (nhooyr.io/websocket's Dial): the response holds no
+// body to close.
+type Conn struct{ rwc io.ReadCloser }
+
+func (c *Conn) Close() error { return c.rwc.Close() }
+
+func DialConn(url string) (*Conn, *http.Response, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	body := resp.Body
+	resp.Body = nil
+	return &Conn{rwc: body}, resp, nil
 }
 
 // Shared returns a file it also keeps: not owned by the caller.
