@@ -1,0 +1,3 @@
+module heldoutr12
+
+go 1.26
