@@ -107,8 +107,11 @@
 // endless, since Stop does not close C. The shutdown cannot reach it, so
 // it keeps running against an object that was shut down. A goroutine with
 // a way out (a return on a stop channel, a closed input, the context) is
-// judged by the rules above; a type without a shutdown method, and a
-// function that is not a method, make no promise it breaks.
+// judged by the rules above. The same holds for a function or method
+// without a shutdown method that takes a context (not one named _, not in
+// main or a function main runs as its last act): canceling the context is
+// the caller's way to end what it started, and the goroutine cannot hear
+// it. A starter with neither makes no promise the goroutine breaks.
 //
 // And it reports a goroutine literal that ranges over a channel its owner
 // made (`ch := make(chan T)`) and uses only to send on, close, len or cap,

@@ -122,11 +122,18 @@ func untrackedByType(g *goroutines.Goroutine) analysis.Diagnostic {
 // method therefore cannot end it.
 func endless(g *goroutines.Goroutine) analysis.Diagnostic {
 	e := g.Endless
-	typ := types.TypeString(deref(g.Owner.Sig.Recv().Type()), func(*types.Package) string { return "" })
 	why := "no path through it returns"
 	if e.Ticker != nil {
 		why = "its loop ranges over " + types.ExprString(e.Ticker.X) + ", which is never closed (Stop does not close a ticker's channel)"
 	}
+	if e.Shutdown == nil {
+		return analysis.Diagnostic{
+			Pos: g.Start.Pos(), End: startEnd(g),
+			Message: fmt.Sprintf("goroutine started by %s never ends: %s, so canceling %s, the context %s was given, cannot stop it and it keeps running for the life of the process",
+				g.Owner.Name(), why, e.Context.Name(), g.Owner.Name()),
+		}
+	}
+	typ := types.TypeString(deref(g.Owner.Sig.Recv().Type()), func(*types.Package) string { return "" })
 	d := analysis.Diagnostic{
 		Pos: g.Start.Pos(), End: startEnd(g),
 		Message: fmt.Sprintf("goroutine started by %s never ends: %s, so %s.%s cannot stop it and it keeps running after the %s is shut down",

@@ -11,11 +11,16 @@ import (
 )
 
 // Endless is a goroutine that no path through ends, started by a method of
-// a type that has a shutdown method: the shutdown cannot end it.
+// a type that has a shutdown method (the shutdown cannot end it), or by a
+// function given a context (canceling the context cannot end it).
 type Endless struct {
 	// Shutdown is the receiver type's method that claims to end what the
-	// type runs (Close, Stop, Shutdown, GracefulStop).
+	// type runs (Close, Stop, Shutdown, GracefulStop); nil when Context is
+	// set instead.
 	Shutdown *types.Func
+	// Context is the owner's context parameter, when the owner has no
+	// shutdown method: the caller's handle on the work's lifetime.
+	Context *types.Var
 	// Ticker is the loop over a ticker's or timer's channel that never
 	// ends (Stop does not close C), or nil when the body simply has no way
 	// out (a `for {}` with no return or break).
@@ -25,10 +30,12 @@ type Endless struct {
 // endless reports g when its body has no path to a normal exit (a range
 // over a ticker's or timer's channel counts as never ending: Stop does not
 // close C) and its owner is a method of a type with a shutdown method,
-// which then cannot end it. A goroutine that can end (it returns on a stop
-// channel, a closed input, a context) is judged by the other rules.
+// which then cannot end it, or a function (not main-like) that takes a
+// context, whose cancellation then cannot end it. A goroutine that can end
+// (it returns on a stop channel, a closed input, a context) is judged by
+// the other rules.
 func (a *analysis) endless(o *owner, g *Goroutine) *Endless {
-	if _, ok := g.Start.(*ast.GoStmt); !ok || o.fn.Obj == nil || o.fn.Sig.Recv() == nil {
+	if _, ok := g.Start.(*ast.GoStmt); !ok || o.fn.Obj == nil {
 		return nil
 	}
 	var body ast.Node
@@ -43,9 +50,16 @@ func (a *analysis) endless(o *owner, g *Goroutine) *Endless {
 	if body == nil {
 		return nil
 	}
-	shutdown := shutdownMethod(o.fn.Sig.Recv().Type(), o.fn.Obj)
+	var shutdown *types.Func
+	if recv := o.fn.Sig.Recv(); recv != nil {
+		shutdown = shutdownMethod(recv.Type(), o.fn.Obj)
+	}
+	var ctxParam *types.Var
 	if shutdown == nil {
-		return nil
+		ctxParam = contextParam(o.fn.Sig)
+		if ctxParam == nil || a.isMain(o.fn) {
+			return nil
+		}
 	}
 	gr := a.graphs.Func(body)
 	if gr == nil {
@@ -66,7 +80,17 @@ func (a *analysis) endless(o *owner, g *Goroutine) *Endless {
 	if !hasLoop(body) {
 		return nil // no loop: it blocks once or always panics, another matter
 	}
-	return &Endless{Shutdown: shutdown, Ticker: ticker}
+	return &Endless{Shutdown: shutdown, Context: ctxParam, Ticker: ticker}
+}
+
+// contextParam returns the first named context parameter of sig, or nil.
+func contextParam(sig *types.Signature) *types.Var {
+	for i := range sig.Params().Len() {
+		if p := sig.Params().At(i); analysisutil.IsContext(p.Type()) && p.Name() != "" && p.Name() != "_" {
+			return p
+		}
+	}
+	return nil
 }
 
 // hasLoop reports whether n has a for or range statement of its own (not

@@ -1,6 +1,7 @@
 package a
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -85,6 +86,64 @@ func startTicking(n *int) {
 	go func() {
 		for range time.Tick(time.Second) {
 			*n++
+		}
+	}()
+}
+
+// A starter given a context, with no shutdown method: the context is the
+// caller's handle on the goroutine's lifetime, and the loop ignores it
+// (ansible/receptor's heartbeat).
+type announcer struct {
+	every time.Duration
+	n     int
+}
+
+func (a *announcer) Start(ctx context.Context) error {
+	go func() { // want `goroutine started by Start never ends: its loop ranges over t.C, which is never closed \(Stop does not close a ticker's channel\), so canceling ctx, the context Start was given, cannot stop it`
+		t := time.NewTicker(a.every)
+		defer t.Stop()
+		for range t.C {
+			a.n++
+		}
+	}()
+	return nil
+}
+
+// A package-level starter given a context, running a loop with no way out.
+func startSpinning(ctx context.Context, n *int) {
+	go spinForever(n) // want `goroutine started by startSpinning never ends: no path through it returns, so canceling ctx`
+}
+
+func spinForever(n *int) {
+	for {
+		time.Sleep(time.Second)
+		*n++
+	}
+}
+
+// Near-miss: the loop returns when ctx is done.
+func (a *announcer) StartWatching(ctx context.Context) error {
+	go func() {
+		t := time.NewTicker(a.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				a.n++
+			}
+		}
+	}()
+	return nil
+}
+
+// Near-miss: a context parameter named _ is ignored on purpose by the
+// signature; nothing is promised.
+func (a *announcer) StartIgnoring(_ context.Context) {
+	go func() {
+		for range time.Tick(a.every) {
+			a.n++
 		}
 	}()
 }
