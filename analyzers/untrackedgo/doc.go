@@ -55,8 +55,10 @@
 //
 // It also reports sync.WaitGroup.Add called inside the goroutine it
 // counts (one that calls Done on the same group), or as the first
-// statement of a new goroutine (vet's waitgroup rule): Wait may run before
-// the Add and return early; and a goroutine
+// statement of a new goroutine (vet's waitgroup rule), or through a helper
+// of the package that calls Add on a WaitGroup field and starts nothing
+// itself (`p.running.enter()` beside `defer p.running.leave()`): Wait may
+// run before the Add and return early; and a goroutine
 // that calls Done on a WaitGroup of its owner on some paths but can end on
 // another without it (an early return on an error, a cancellation arm of a
 // select): the counter never reaches zero and Wait blocks forever. Paths

@@ -206,13 +206,18 @@ func inline(g *goroutines.Goroutine) bool {
 func addInside(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic {
 	call := g.AddInside
 	wg := nodeText(pass, call.Fun.(*ast.SelectorExpr).X)
+	add, wait := wg+".Add", wg+".Wait"
+	if !analysisutil.IsMethod(analysisutil.Callee(pass.TypesInfo, call), "sync", "WaitGroup", "Add") {
+		// A helper of the package that calls Add on a WaitGroup field.
+		add, wait = nodeText(pass, call)+", which calls WaitGroup.Add,", "the group's Wait"
+	}
 	d := analysis.Diagnostic{
 		Pos:     call.Pos(),
 		End:     call.End(),
-		Message: fmt.Sprintf("%s.Add inside the goroutine it counts races with %s.Wait: Wait may return before the goroutine starts", wg, wg),
+		Message: fmt.Sprintf("%s inside the goroutine it counts races with %s: Wait may return before the goroutine starts", add, wait),
 	}
 	if !g.AddCountsSelf {
-		d.Message = fmt.Sprintf("%s.Add as the first statement of a new goroutine races with %s.Wait: Wait may return before the goroutine runs it", wg, wg)
+		d.Message = fmt.Sprintf("%s as the first statement of a new goroutine races with %s: Wait may return before the goroutine runs it", add, wait)
 	}
 	gs, ok := g.Start.(*ast.GoStmt)
 	if !ok {

@@ -397,7 +397,11 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 				if obj := rootObj(a.info, n.Lhs[0]); obj != nil && analysisutil.IsContext(obj.Type()) {
 					o.ctxs[obj] = true
 					if len(n.Lhs) == 2 {
-						if c := rootObj(a.info, n.Lhs[1]); c != nil {
+						if a.outlivesOwner(o, n.Lhs[1]) {
+							// ctx, s.cancel = context.WithCancel(ctx): the
+							// cancel goes straight to the owner's owner.
+							o.stored[obj] = true
+						} else if c := rootObj(a.info, n.Lhs[1]); c != nil {
 							cancelOf[c] = obj
 						}
 					}

@@ -75,7 +75,15 @@ func (a *analysis) classify(g *Goroutine) {
 				for _, i := range a.signals(n) {
 					addRoot(n.Args[i])
 				}
-
+				// p.running.leave(), s.report(err): a helper of the
+				// package that signals through a field.
+				if fn := analysisutil.Callee(a.info, n); fn != nil && fn.Pkg() == a.pass.Pkg {
+					if s := a.summaryOf(fn); s != nil {
+						for f := range s.fields {
+							roots[f] = true
+						}
+					}
+				}
 			}
 			return true
 		})
@@ -106,7 +114,13 @@ func (a *analysis) classify(g *Goroutine) {
 
 	g.Uses = a.ownerUses(g, o, inLit)
 
-	if g.Orphaned || g.Join != "" {
+	if g.Orphaned {
+		return
+	}
+	if g.Join != "" {
+		// A goroutine with no way out signals nobody in the end: its
+		// deferred Done never runs, its reports on a field do not end it.
+		g.Endless = a.endless(o, g)
 		return
 	}
 
@@ -424,6 +438,7 @@ func (a *analysis) delegated(o *owner, g *Goroutine, obj types.Object) bool {
 // calls Done: the goroutine counts itself, racing with Wait.
 func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) (*ast.CallExpr, bool) {
 	var add *ast.CallExpr
+	var added types.Object // the group add counts in
 	done := map[types.Object]bool{}
 	inspectNode(lit.Body, func(n ast.Node) bool {
 		if call, ok := n.(*ast.CallExpr); ok {
@@ -434,7 +449,26 @@ func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) 
 				done[rootObj(a.info, sel.X)] = true
 			case isWaitGroupAdd(a.info, call) && add == nil:
 				if obj := rootObj(a.info, sel.X); obj != nil && outside(obj) {
-					add = call
+					add, added = call, obj
+				}
+			default:
+				// p.running.enter() / defer p.running.leave(): helpers of
+				// the package that Add to or signal a WaitGroup field.
+				fn := analysisutil.Callee(a.info, call)
+				if fn == nil || fn.Pkg() != a.pass.Pkg {
+					break
+				}
+				s := a.summaryOf(fn)
+				if s == nil {
+					break
+				}
+				for f := range s.fields {
+					done[f] = true
+				}
+				if add == nil && len(s.adds) == 1 {
+					for f := range s.adds {
+						add, added = call, f
+					}
 				}
 			}
 		}
@@ -447,9 +481,9 @@ func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) 
 	// or when the Add is its very first statement (vet's waitgroup rule):
 	// either way Wait can run before the Add does.
 	first := len(lit.Body.List) > 0 && isStmtOf(lit.Body.List[0], add)
-	self := done[rootObj(a.info, add.Fun.(*ast.SelectorExpr).X)]
-	if !first && !self {
-		return nil, false
+	self := done[added]
+	if !first && !self || !self && !isWaitGroupAdd(a.info, add) {
+		return nil, false // a helper's Add counts only with its own Done
 	}
 	// An Add followed by a nested go statement counts that goroutine, and
 	// so does one followed by a function literal handed to a call (a

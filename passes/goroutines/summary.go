@@ -17,6 +17,9 @@ type summary struct {
 	// fields holds the struct fields (of its receiver or any other value)
 	// it signals through: `s.results <- r`, `close(s.done)`, s.wg.Done().
 	fields map[types.Object]bool
+	// adds holds the WaitGroup fields it calls Add on (t.wg.Add(1) in a
+	// tracker's enter method), itself or through a local helper.
+	adds   map[types.Object]bool
 	spawns map[int]bool // function parameters it runs in a goroutine
 	bound  bool         // worker loop or watcher
 }
@@ -32,7 +35,7 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 	if decl == nil || decl.Body == nil {
 		return nil
 	}
-	s := &summary{joins: map[int]bool{}, spawns: map[int]bool{}, fields: map[types.Object]bool{}}
+	s := &summary{joins: map[int]bool{}, spawns: map[int]bool{}, fields: map[types.Object]bool{}, adds: map[types.Object]bool{}}
 	a.summaries[fn] = s // cycle guard
 	sig := fn.Type().(*types.Signature)
 	params := map[types.Object]int{}
@@ -73,10 +76,18 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 					for f := range cs.fields {
 						s.fields[f] = true
 					}
+					for f := range cs.adds {
+						s.adds[f] = true
+					}
 				}
 			}
 			if isWaitGroupDone(a.info, n) {
 				signalVia(n.Fun.(*ast.SelectorExpr).X)
+			}
+			if isWaitGroupAdd(a.info, n) {
+				if obj := rootObj(a.info, n.Fun.(*ast.SelectorExpr).X); obj != nil && isField(obj) {
+					s.adds[obj] = true
+				}
 			}
 			if a.isBuiltin(n, "close") && len(n.Args) == 1 {
 				signalVia(n.Args[0])
@@ -98,6 +109,10 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 		}
 		return true
 	})
+	if spawnsAny(decl.Body) {
+		// wg.Add(1); go s.loop(): the Add counts the goroutine it starts.
+		clear(s.adds)
+	}
 	s.bound = a.isBound(decl.Body, func(obj types.Object) bool { _, ok := params[obj]; return ok || isField(obj) }, nil)
 	s.signals = a.signalsAnything(decl.Body)
 	return s
@@ -330,6 +345,26 @@ func rootObj(info *types.Info, e ast.Expr) types.Object {
 			return nil
 		}
 	}
+}
+
+// spawnsAny reports whether body starts a goroutine or hands a function
+// literal to a call (a spawner: srv.startGoRoutine(func() {...})).
+func spawnsAny(body ast.Node) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			found = true
+		case *ast.CallExpr:
+			for _, arg := range n.Args {
+				if _, isLit := ast.Unparen(arg).(*ast.FuncLit); isLit {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 func isField(obj types.Object) bool {

@@ -1,6 +1,9 @@
 package a
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // A supervisor whose tunnel goroutines report on a field channel that its
 // run loop receives from and counts (cloudflared's Supervisor): a method
@@ -49,4 +52,110 @@ func (s *supervisor) startQuiet(ctx context.Context, n int) error {
 		go s.serveQuiet(ctx, i) // want `goroutine uses the context ctx of startQuiet, which can return without waiting for it`
 	}
 	return nil
+}
+
+// A pool that counts its consumers through a small tracker type over a
+// WaitGroup field, and keeps their context's cancel in a field: Stop
+// cancels and waits.
+type tracker struct{ wg sync.WaitGroup }
+
+func (t *tracker) enter() { t.wg.Add(1) }
+func (t *tracker) leave() { t.wg.Done() }
+func (t *tracker) wait()  { t.wg.Wait() }
+
+type pool struct {
+	work    func(ctx context.Context, id int)
+	cancel  context.CancelFunc
+	running tracker
+}
+
+func (p *pool) Start(ctx context.Context, n int) {
+	ctx, p.cancel = context.WithCancel(ctx)
+	for i := 0; i < n; i++ {
+		p.running.enter()
+		go func() {
+			defer p.running.leave()
+			p.work(ctx, i)
+		}()
+	}
+}
+
+func (p *pool) Stop() {
+	p.cancel()
+	p.running.wait()
+}
+
+// Near-miss positive: the same pool whose consumers nothing counts.
+type loosePool struct {
+	work func(ctx context.Context, id int)
+}
+
+func (p *loosePool) Start(ctx context.Context, n int) error {
+	for i := 0; i < n; i++ {
+		go func() { // want `goroutine uses the context ctx of Start, which can return without waiting for it`
+			p.work(ctx, i)
+		}()
+	}
+	return nil
+}
+
+// The same pool registering each consumer from inside it: Stop's wait can
+// run before the consumer has entered.
+type racyPool struct {
+	work    func(ctx context.Context, id int)
+	cancel  context.CancelFunc
+	running tracker
+}
+
+func (p *racyPool) Start(ctx context.Context, n int) {
+	ctx, p.cancel = context.WithCancel(ctx)
+	for i := 0; i < n; i++ {
+		go func() {
+			p.running.enter() // want `p.running.enter\(\), which calls WaitGroup.Add, inside the goroutine it counts races with the group's Wait`
+			defer p.running.leave()
+			p.work(ctx, i)
+		}()
+	}
+}
+
+func (p *racyPool) Stop() {
+	p.cancel()
+	p.running.wait()
+}
+
+// Near-miss: a helper that counts the goroutine it starts itself, called
+// from a watcher goroutine (a reconnect): its Add is not the caller's.
+type feed struct {
+	wg   sync.WaitGroup
+	quit chan struct{}
+}
+
+func (f *feed) read() {}
+
+func (f *feed) reconnect() {
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		f.read()
+	}()
+}
+
+func (f *feed) Watch(ctx context.Context, stale <-chan struct{}) {
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		for {
+			select {
+			case <-f.quit:
+				return
+			case <-stale:
+				f.reconnect()
+			}
+		}
+	}()
+}
+
+func (f *feed) Close() {
+	close(f.quit)
+	f.wg.Wait()
 }

@@ -46,3 +46,19 @@ func saveAll(ctx context.Context, items []string) {
 	}
 	wg.Wait()
 }
+
+type tracker struct{ wg sync.WaitGroup }
+
+func (t *tracker) enter() { t.wg.Add(1) }
+func (t *tracker) leave() { t.wg.Done() }
+
+func countTracked(items []string, t *tracker) {
+	for _, it := range items {
+		go func() {
+			t.enter() // want `t.enter\(\), which calls WaitGroup.Add, inside the goroutine it counts`
+			defer t.leave()
+			_ = it
+		}()
+	}
+	t.wg.Wait()
+}
