@@ -96,6 +96,13 @@
 //     the iterator is an interface, as litestream's file iterators are, or
 //     a type of the package whose Close returns the field its Err returns;
 //     sql.Rows' Close does not);
+//   - a shadowed report: a goroutine or callback literal with no error
+//     result declares, with :=, an error variable over one of the function
+//     around it (`raw, err := c.Do(ctx, req)` inside `go func() {...}()`),
+//     when that function tests its own variable after the literal, the
+//     literal never assigns it, and the inner error stays in the literal
+//     (compared with nil, logged): the cancellation never reaches the
+//     test, which always sees nil;
 //
 // Bad:
 //
@@ -122,7 +129,8 @@
 //		return nil
 //	}
 //
-// Fixes: a deferred overwrite becomes `if cerr := w.Close(); err == nil {
+// Fixes: a shadowing `err := f(ctx)` that declares nothing else becomes
+// `err = f(ctx)`; a deferred overwrite becomes `if cerr := w.Close(); err == nil {
 // err = cerr }`; return the error (or ctx.Err()) with the function's zero values in
 // place of the nil (in a switch case shared with other errors, remove the
 // cancellation test from the case instead); turn a dropped call into `if err := f(ctx); err != nil

@@ -127,6 +127,11 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 				s.checkDrop(cur, call, n)
 				s.checkDeadStore(cur, n, call)
 			}
+			if len(n.Rhs) == 1 {
+				if call, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
+					s.checkShadow(cur, n, call)
+				}
+			}
 		case *ast.IfStmt:
 			s.checkIf(cur, n)
 		case *ast.CaseClause:

@@ -494,13 +494,6 @@ func (r *Result) holdsNoContext(e ast.Expr, depth int) bool {
 	return false
 }
 
-func derefType(t types.Type) types.Type {
-	if p, ok := types.Unalias(t).(*types.Pointer); ok {
-		return p.Elem()
-	}
-	return t
-}
-
 // detachedRequest reports whether the request e carries a detached
 // context: it is built by http.NewRequest or httptest.NewRequest (whose
 // context is Background), by http.NewRequestWithContext with a detached

@@ -1,0 +1,99 @@
+package a
+
+import (
+	"context"
+	"log"
+	"store"
+)
+
+// The goroutine declares its own err over getAsync's, which getAsync tests
+// after the join: a cancellation never reaches the test (yanzay/tbot#78).
+func getAsync(ctx context.Context, k string) (string, error) {
+	var (
+		v   string
+		err error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		got, err := store.Get(ctx, k) // want `err declared here shadows the err of getAsync, which getAsync tests after this literal: the error of store.Get, which may carry the cancellation of ctx, never reaches that test`
+		if err != nil {
+			log.Printf("get %s: %v", k, err)
+			return
+		}
+		v = got
+	}()
+	<-done
+	if err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
+// The same with err the only new name: the fix assigns the outer err.
+func putAsync(ctx context.Context, k string) error {
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := store.Put(ctx, k, "v") // want `err declared here shadows the err of putAsync`
+		if err != nil {
+			return
+		}
+	}()
+	<-done
+	return err
+}
+
+// Near-miss: the literal assigns the outer err.
+func getAsyncAssigned(ctx context.Context, k string) (string, error) {
+	var (
+		v   string
+		err error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var got string
+		got, err = store.Get(ctx, k)
+		if err != nil {
+			return
+		}
+		v = got
+	}()
+	<-done
+	if err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
+// Near-miss: the inner error is sent back, not lost.
+func getAsyncSent(ctx context.Context, k string) (string, error) {
+	var err error
+	errc := make(chan error, 1)
+	go func() {
+		_, err := store.Get(ctx, k)
+		errc <- err
+	}()
+	if err = <-errc; err != nil {
+		return "", err
+	}
+	return k, nil
+}
+
+// Near-miss: the outer err is never read after the literal; the inner one
+// is a callback's own business.
+func eachKey(ctx context.Context, keys []string, visit func(func(string))) error {
+	err := store.Put(ctx, "start", "")
+	if err != nil {
+		return err
+	}
+	visit(func(k string) {
+		_, err := store.Get(ctx, k)
+		if err != nil {
+			log.Print(err)
+		}
+	})
+	return nil
+}

@@ -1,0 +1,21 @@
+package fix
+
+import (
+	"context"
+
+	"store"
+)
+
+func putShadowed(ctx context.Context, k string) error {
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := store.Put(ctx, k, "v") // want `err declared here shadows the err of putShadowed`
+		if err != nil {
+			return
+		}
+	}()
+	<-done
+	return err
+}
