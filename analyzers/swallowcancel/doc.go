@@ -102,7 +102,11 @@
 //     when that function tests its own variable after the literal, the
 //     literal never assigns it, and the inner error stays in the literal
 //     (compared with nil, logged): the cancellation never reaches the
-//     test, which always sees nil;
+//     test, which always sees nil; and the same in a block of one
+//     function (a loop body, an if) whose own err is only tested (with
+//     nil, errors.Is or errors.As) before the block is left for a test or
+//     return of the outer err (`_, err := f(ctx)` in a retry loop that
+//     breaks out to `return err`, a loop shadowing the named result);
 //
 // Bad:
 //

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
 // checkShadow reports an error that a function literal with no error
@@ -56,51 +57,93 @@ func (s *state) checkShadow(cur inspector.Cursor, as *ast.AssignStmt, call *ast.
 		return // not a new variable: `=` semantics for this one
 	}
 	f := s.res.Enclosing(cur)
-	if f == nil {
+	if f == nil || !s.res.CallMayCarryCancel(call, idx) || s.isCleanup(calleeShortName(s.info, call)) {
 		return
 	}
-	lit, ok := f.Node.(*ast.FuncLit)
-	if !ok || analysisutil.ErrorResult(f.Sig) >= 0 {
-		return
-	}
-	if !s.res.CallMayCarryCancel(call, idx) || s.isCleanup(calleeShortName(s.info, call)) {
-		return
-	}
-	scope := s.info.Scopes[lit.Type]
+	scope := inner.Parent()
 	if scope == nil || scope.Parent() == nil {
 		return
 	}
-	_, obj := scope.Parent().LookupParent(id.Name, lit.Pos())
+	_, obj := scope.Parent().LookupParent(id.Name, scope.Pos())
 	outer, ok := obj.(*types.Var)
 	if !ok || outer.Parent() == nil || outer.Parent() == s.pass.Pkg.Scope() || !analysisutil.IsError(outer.Type()) {
 		return
 	}
-	around := f.Parent
-	if around == nil || outer.Pos() < around.Body.Pos() && !isParamOf(outer, around.Type) {
-		return // a variable of a function further out
-	}
-	if s.assignedIn(lit, outer) || !s.readAfter(around.Body, outer, lit.End()) || !s.staysInside(lit, inner) {
+	var owner string
+	if lit, ok := f.Node.(*ast.FuncLit); ok && s.info.Scopes[lit.Type] == scope {
+		// A literal's own variable over one of the function around it.
+		around := f.Parent
+		if around == nil || analysisutil.ErrorResult(f.Sig) >= 0 || !declaredIn(outer, around) {
+			return
+		}
+		if s.assignedIn(lit, outer) || !s.readAfter(around.Body, outer, lit.End()) || !s.staysInside(lit.Body, inner, true) {
+			return
+		}
+		owner = funcName(around, "the function around it")
+		ctx := s.ctxFor(f, call)
+		s.reportShadow(as, id, call, fmt.Sprintf("%s declared here shadows the %s of %s, which %s tests after this literal: the error of %s, which may carry the cancellation of %s, never reaches that test, so %s goes on as if the work had succeeded",
+			id.Name, id.Name, owner, owner, calleeName(call), orCaller(ctx), owner), owner)
 		return
 	}
-	owner := "the function around it"
-	if around.Obj != nil {
-		owner = around.Obj.Name()
+	// A block's variable (a loop body, an if) over one of the same
+	// function, whose value is only tested: `_, err := f(ctx)` in a retry
+	// loop that breaks out to `if err != nil { return err }`.
+	if !declaredIn(outer, f) || outer.Pos() >= scope.Pos() {
+		return
 	}
+	block := blockOf(f.Body, scope)
+	if block == nil || s.assignedIn(block, outer) || !s.readAfter(f.Body, outer, scope.End()) || !s.staysInside(block, inner, false) {
+		return
+	}
+	owner = funcName(f, "the function")
 	ctx := s.ctxFor(f, call)
-	d := analysis.Diagnostic{
-		Pos: id.Pos(), End: id.End(),
-		Message: fmt.Sprintf("%s declared here shadows the %s of %s, which %s tests after this literal: the error of %s, which may carry the cancellation of %s, never reaches that test, so %s goes on as if the work had succeeded",
-			id.Name, id.Name, owner, owner, calleeName(call), orCaller(ctx), owner),
-	}
+	s.reportShadow(as, id, call, fmt.Sprintf("%s declared here shadows the %s declared outside this block, which %s tests after it: the error of %s, which may carry the cancellation of %s, never reaches that test, so %s goes on as if the work had succeeded",
+		id.Name, id.Name, owner, calleeName(call), orCaller(ctx), owner), owner)
+}
+
+func (s *state) reportShadow(as *ast.AssignStmt, id *ast.Ident, call *ast.CallExpr, msg, owner string) {
+	d := analysis.Diagnostic{Pos: id.Pos(), End: id.End(), Message: msg}
 	if s.onlyNewName(as, id) {
 		// raw, err := ... with raw declared elsewhere is not mechanical;
-		// err := ... alone becomes err = ....
+		// err := ... alone (or beside _) becomes err = ....
 		d.SuggestedFixes = []analysis.SuggestedFix{{
 			Message:   fmt.Sprintf("assign %s's %s instead of declaring a new one", owner, id.Name),
 			TextEdits: []analysis.TextEdit{{Pos: as.TokPos, End: as.TokPos + token.Pos(len(":=")), NewText: []byte("=")}},
 		}}
 	}
 	s.rep.Report(d)
+}
+
+func funcName(f *ctxflow.Func, anon string) string {
+	if f.Obj != nil {
+		return f.Obj.Name()
+	}
+	return anon
+}
+
+// declaredIn reports whether v is a parameter or a local of f.
+func declaredIn(v *types.Var, f *ctxflow.Func) bool {
+	return f.Type != nil && f.Type.Pos() <= v.Pos() && v.Pos() < f.Body.End()
+}
+
+// blockOf returns the statement or block of body whose scope is scope (a
+// block, an if, for, range, switch or case clause).
+func blockOf(body *ast.BlockStmt, scope *types.Scope) ast.Node {
+	var found ast.Node
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found != nil || n == nil {
+			return false
+		}
+		if n.Pos() == scope.Pos() && n.End() == scope.End() {
+			switch n.(type) {
+			case *ast.BlockStmt, *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.CaseClause, *ast.CommClause:
+				found = n
+				return false
+			}
+		}
+		return n.Pos() <= scope.Pos() && scope.End() <= n.End()
+	})
+	return found
 }
 
 // onlyNewName reports whether id is the only variable as declares.
@@ -111,10 +154,6 @@ func (s *state) onlyNewName(as *ast.AssignStmt, id *ast.Ident) bool {
 		}
 	}
 	return true
-}
-
-func isParamOf(v *types.Var, ft *ast.FuncType) bool {
-	return ft != nil && ft.Pos() <= v.Pos() && v.Pos() < ft.End()
 }
 
 // assignedIn reports whether n assigns v anywhere (or takes its address).
@@ -161,12 +200,13 @@ func (s *state) readAfter(body ast.Node, v *types.Var, pos token.Pos) bool {
 	return found
 }
 
-// staysInside reports whether every use of v in lit is a comparison with
-// nil or an argument of a log call.
-func (s *state) staysInside(lit *ast.FuncLit, v *types.Var) bool {
+// staysInside reports whether every use of v in n is a comparison with
+// nil, the first argument of errors.Is or errors.As, or (when logs is set)
+// an argument of a log call.
+func (s *state) staysInside(n ast.Node, v *types.Var, logs bool) bool {
 	ok := true
 	var stack []ast.Node
-	ast.Inspect(lit.Body, func(m ast.Node) bool {
+	ast.Inspect(n, func(m ast.Node) bool {
 		if m == nil {
 			stack = stack[:len(stack)-1]
 			return true
@@ -182,7 +222,11 @@ func (s *state) staysInside(lit *ast.FuncLit, v *types.Var) bool {
 				return ok
 			}
 		case *ast.CallExpr:
-			if analysisutil.IsLogCall(s.info, p) {
+			fn := analysisutil.Callee(s.info, p)
+			if (analysisutil.IsFunc(fn, "errors", "Is") || analysisutil.IsFunc(fn, "errors", "As")) && len(p.Args) > 0 && p.Args[0] == ast.Expr(id) {
+				return ok
+			}
+			if logs && analysisutil.IsLogCall(s.info, p) {
 				return ok
 			}
 		}

@@ -466,8 +466,10 @@ func (a *analysis) addInside(lit *ast.FuncLit, outside func(types.Object) bool) 
 					done[f] = true
 				}
 				if add == nil && len(s.adds) == 1 {
-					for f := range s.adds {
-						add, added = call, f
+					for f, base := range s.adds {
+						if b := baseVar(a.info, callBase(call, base)); b != nil && outside(b) {
+							add, added = call, f
+						}
 					}
 				}
 			}

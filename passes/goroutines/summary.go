@@ -14,12 +14,14 @@ import (
 type summary struct {
 	signals bool         // calls WaitGroup.Done, closes or sends, itself or through a local call
 	joins   map[int]bool // parameter indexes it signals through
-	// fields holds the struct fields (of its receiver or any other value)
-	// it signals through: `s.results <- r`, `close(s.done)`, s.wg.Done().
-	fields map[types.Object]bool
+	// fields holds the struct fields it signals through (`s.results <- r`,
+	// `close(s.done)`, s.wg.Done()), itself or through a local helper, each
+	// with the value it is reached from: -1 for the receiver, or the index
+	// of a parameter (a value the body makes itself does not count).
+	fields map[types.Object]int
 	// adds holds the WaitGroup fields it calls Add on (t.wg.Add(1) in a
-	// tracker's enter method), itself or through a local helper.
-	adds   map[types.Object]bool
+	// tracker's enter method), in the same form.
+	adds   map[types.Object]int
 	spawns map[int]bool // function parameters it runs in a goroutine
 	bound  bool         // worker loop or watcher
 }
@@ -35,12 +37,29 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 	if decl == nil || decl.Body == nil {
 		return nil
 	}
-	s := &summary{joins: map[int]bool{}, spawns: map[int]bool{}, fields: map[types.Object]bool{}, adds: map[types.Object]bool{}}
+	s := &summary{joins: map[int]bool{}, spawns: map[int]bool{}, fields: map[types.Object]int{}, adds: map[types.Object]int{}}
 	a.summaries[fn] = s // cycle guard
 	sig := fn.Type().(*types.Signature)
 	params := map[types.Object]int{}
 	for i := range sig.Params().Len() {
 		params[sig.Params().At(i)] = i
+	}
+	// givenBy returns where e is reached from: -1 for the receiver, a
+	// parameter's index, or false for a value the body makes (c :=
+	// new(call); c.wg.Add(1) in singleflight's Do counts a call's own
+	// waiters).
+	givenBy := func(e ast.Expr) (int, bool) {
+		b := baseVar(a.info, e)
+		if b == nil {
+			return 0, false
+		}
+		if i, ok := params[b]; ok {
+			return i, true
+		}
+		if sig.Recv() != nil && b == types.Object(sig.Recv()) {
+			return -1, true
+		}
+		return 0, false
 	}
 	paramIdx := func(e ast.Expr) (int, bool) {
 		if obj := rootObj(a.info, e); obj != nil {
@@ -58,8 +77,8 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 		}
 		if i, ok := params[obj]; ok {
 			s.joins[i] = true
-		} else if isField(obj) {
-			s.fields[obj] = true
+		} else if base, ok := givenBy(e); ok && isField(obj) {
+			s.fields[obj] = base
 		}
 	}
 	ast.Inspect(decl.Body, func(n ast.Node) bool {
@@ -73,11 +92,19 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 			if fn := analysisutil.Callee(a.info, n); fn != nil && fn.Pkg() == a.pass.Pkg {
 				// s.report(err), a helper that sends on a field.
 				if cs := a.summaryOf(fn); cs != nil {
-					for f := range cs.fields {
-						s.fields[f] = true
+					for f, base := range cs.fields {
+						if e := callBase(n, base); e != nil {
+							if b, ok := givenBy(e); ok {
+								s.fields[f] = b
+							}
+						}
 					}
-					for f := range cs.adds {
-						s.adds[f] = true
+					for f, base := range cs.adds {
+						if e := callBase(n, base); e != nil {
+							if b, ok := givenBy(e); ok {
+								s.adds[f] = b
+							}
+						}
 					}
 				}
 			}
@@ -85,8 +112,9 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 				signalVia(n.Fun.(*ast.SelectorExpr).X)
 			}
 			if isWaitGroupAdd(a.info, n) {
-				if obj := rootObj(a.info, n.Fun.(*ast.SelectorExpr).X); obj != nil && isField(obj) {
-					s.adds[obj] = true
+				x := n.Fun.(*ast.SelectorExpr).X
+				if b, ok := givenBy(x); ok && isField(rootObj(a.info, x)) {
+					s.adds[rootObj(a.info, x)] = b
 				}
 			}
 			if a.isBuiltin(n, "close") && len(n.Args) == 1 {
@@ -365,6 +393,46 @@ func spawnsAny(body ast.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// callBase returns the expression of call that a callee's summary base
+// names: the receiver (sel.X) for -1, else the argument at that index; nil
+// when there is none.
+func callBase(call *ast.CallExpr, base int) ast.Expr {
+	if base < 0 {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			return sel.X
+		}
+		return nil
+	}
+	if base < len(call.Args) {
+		return call.Args[base]
+	}
+	return nil
+}
+
+// baseVar returns the variable a selector, index or dereference chain
+// starts from (s in s.a.b[i]), or nil.
+func baseVar(info *types.Info, e ast.Expr) types.Object {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return info.ObjectOf(x)
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			if x.Op != token.AND {
+				return nil
+			}
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
 }
 
 func isField(obj types.Object) bool {

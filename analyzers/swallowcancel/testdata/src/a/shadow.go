@@ -2,6 +2,7 @@ package a
 
 import (
 	"context"
+	"errors"
 	"log"
 	"store"
 )
@@ -96,4 +97,78 @@ func eachKey(ctx context.Context, keys []string, visit func(func(string))) error
 		}
 	})
 	return nil
+}
+
+// A retry loop whose body declares its own err: the break leaves it for
+// a test of the outer err, which is always nil (pipe-cd/pipecd#1597).
+func putRetry(ctx context.Context, k string, attempts int) error {
+	var err error
+	for i := 0; i < attempts; i++ {
+		_, err := store.Get(ctx, k) // want `err declared here shadows the err declared outside this block, which putRetry tests after it: the error of store.Get, which may carry the cancellation of ctx, never reaches that test`
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, errBusy) {
+			continue
+		}
+		break
+	}
+	return err
+}
+
+var errBusy = errors.New("busy")
+
+// A walk whose loop shadows the named result (gosnmp/gosnmp#42).
+func walk(ctx context.Context, keys []string) (vals []string, err error) {
+	for _, k := range keys {
+		v, err := store.Get(ctx, k) // want `err declared here shadows the err declared outside this block, which walk tests after it`
+		if err != nil {
+			break
+		}
+		vals = append(vals, v)
+	}
+	return vals, err
+}
+
+// Near-miss: the inner error is returned from the block.
+func putRetryReturned(ctx context.Context, k string, attempts int) error {
+	var err error
+	for i := 0; i < attempts; i++ {
+		_, err := store.Get(ctx, k)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, errBusy) {
+			return err
+		}
+	}
+	return err
+}
+
+// Near-miss: the block copies the inner error out.
+func putRetryCopied(ctx context.Context, k string, attempts int) error {
+	var last error
+	for i := 0; i < attempts; i++ {
+		_, err := store.Get(ctx, k)
+		if err == nil {
+			return nil
+		}
+		last = err
+	}
+	return last
+}
+
+// Near-miss: the outer err is not read after the block.
+func firstFound(ctx context.Context, keys []string) (string, bool) {
+	var err error
+	if err != nil {
+		return "", false
+	}
+	for _, k := range keys {
+		v, err := store.Get(ctx, k)
+		if err == nil {
+			return v, true
+		}
+	}
+	return "", false
 }

@@ -19,3 +19,14 @@ func putShadowed(ctx context.Context, k string) error {
 	<-done
 	return err
 }
+
+func getRetry(ctx context.Context, k string, attempts int) error {
+	var err error
+	for i := 0; i < attempts; i++ {
+		_, err := store.Get(ctx, k) // want `err declared here shadows the err declared outside this block`
+		if err == nil {
+			return nil
+		}
+	}
+	return err
+}

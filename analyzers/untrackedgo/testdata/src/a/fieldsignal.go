@@ -159,3 +159,47 @@ func (f *feed) Close() {
 	close(f.quit)
 	f.wg.Wait()
 }
+
+// Near-miss: a helper whose Add counts the waiters of a value it makes
+// itself (singleflight's Do), called from goroutines a WaitGroup joins.
+type flightCall struct {
+	wg  sync.WaitGroup
+	val int
+}
+
+type flightGroup struct {
+	mu sync.Mutex
+	m  map[string]*flightCall
+}
+
+func (g *flightGroup) Do(key string, fn func() int) int {
+	g.mu.Lock()
+	if c, ok := g.m[key]; ok {
+		g.mu.Unlock()
+		c.wg.Wait()
+		return c.val
+	}
+	c := new(flightCall)
+	c.wg.Add(1)
+	g.m[key] = c
+	g.mu.Unlock()
+	g.finish(c, fn)
+	return c.val
+}
+
+func (g *flightGroup) finish(c *flightCall, fn func() int) {
+	defer c.wg.Done()
+	c.val = fn()
+}
+
+func fetchShared(g *flightGroup, keys []string) {
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.Do(k, func() int { return len(k) })
+		}()
+	}
+	wg.Wait()
+}
