@@ -22,7 +22,10 @@
 //     append(msgs, name+": "+err.Error())`, then `fmt.Errorf("%d failed:
 //     %s", n, strings.Join(msgs, "; "))` with no %w, or `errors.New(msg)`);
 //   - a new error or sentinel returned from `case <-ctx.Done():` or after
-//     `ctx.Err() != nil`, in place of the context's error; and a new error
+//     `ctx.Err() != nil`, in place of the context's error (a fmt.Errorf
+//     whose %w operand is a local error that is nil on every path to the
+//     return, such as the err of a loop whose failing rounds return, wraps
+//     nothing and counts as new; fix: wrap context.Cause(ctx) there); and a new error
 //     (errors.New, fmt.Errorf without %w, an error struct literal) or a
 //     timeout sentinel handed on from there by a top-level statement of
 //     the branch: an argument of a call statement (`es.abort(errors.New("context

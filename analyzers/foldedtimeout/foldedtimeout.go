@@ -16,6 +16,7 @@ import (
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 	"github.com/cancelcheck/cancelcheck/passes/directives"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 //go:embed doc.go
@@ -33,7 +34,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "foldedtimeout",
 		Doc:      analysisutil.MustExtractDoc(doc, "foldedtimeout"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/foldedtimeout.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, directives.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer, directives.Analyzer},
 		Run:      analysisutil.Finishing((&checker{cfg}).run),
 	}
 }
@@ -45,12 +46,13 @@ type checker struct{ cfg Config }
 
 // state is one run of the check on one package.
 type state struct {
-	cfg  Config
-	pass *analysis.Pass
-	res  *ctxflow.Result
-	rep  *analysisutil.Reporter
-	info *types.Info
-	rt   bool
+	cfg    Config
+	pass   *analysis.Pass
+	res    *ctxflow.Result
+	graphs *flow.Result
+	rep    *analysisutil.Reporter
+	info   *types.Info
+	rt     bool
 	// opaque caches opaqueOf by type (nil: not opaque); reported
 	// marks local types already reported (one finding per type).
 	opaque   map[*types.TypeName]*opaqueType
@@ -88,6 +90,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		cfg:      c.cfg,
 		pass:     pass,
 		res:      res,
+		graphs:   pass.ResultOf[flow.Analyzer].(*flow.Result),
 		info:     pass.TypesInfo,
 		opaque:   make(map[*types.TypeName]*opaqueType),
 		reported: make(map[*types.TypeName]bool),

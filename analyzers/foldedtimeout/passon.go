@@ -54,7 +54,7 @@ func (s *state) checkPassedOn(body []ast.Stmt, ctx, errExpr ast.Expr, generic bo
 			if !analysisutil.IsError(s.info.TypeOf(e)) {
 				continue
 			}
-			kind, name := s.newError(e)
+			kind, name := s.newError(e, nil)
 			if kind == "" {
 				continue
 			}

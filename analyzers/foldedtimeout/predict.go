@@ -34,7 +34,7 @@ func (s *state) checkDeadlinePrediction(n *ast.IfStmt) {
 		if !analysisutil.IsError(s.info.TypeOf(r)) {
 			continue
 		}
-		kind, _ := s.newError(r)
+		kind, _ := s.newError(r, nil)
 		if kind == "" {
 			return
 		}

@@ -74,7 +74,8 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 			continue
 		}
 		e := ret.Results[idx]
-		kind, name := s.newError(e)
+		isNilVar := s.nilAt(f, ret)
+		kind, name := s.newError(e, isNilVar)
 		if kind == "" {
 			continue
 		}
@@ -89,6 +90,15 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 			continue
 		}
 		what := endOf(ctx, errExpr)
+		if op := s.nilWrapped(e, isNilVar); op != nil {
+			s.rep.Report(analysis.Diagnostic{
+				Pos: e.Pos(), End: e.End(),
+				Message: fmt.Sprintf("%s wraps %s, which is always nil here, instead of %s: the error wraps nothing, so errors.Is(err, context.Canceled) is false for callers; wrap the cause",
+					types.ExprString(e), types.ExprString(op), what),
+				SuggestedFixes: s.replaceNilFixes(op, ctx, errExpr),
+			})
+			continue
+		}
 		var msg string
 		if timeout {
 			msg = fmt.Sprintf("%s reports %s as a timeout: a canceled request (the client left, shutdown) is counted and retried as a timeout, and errors.Is(err, context.Canceled) is false; wrap the cause too", types.ExprString(e), what)
@@ -108,8 +118,10 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 // context: "error" for errors.New/fmt.Errorf, "sentinel" for a package
 // variable, "error value" for a composite literal. It returns "" for nil,
 // carriers, local variables and other calls. name is the text to test for
-// "timeout": the sentinel's name or the message.
-func (s *state) newError(e ast.Expr) (kind, name string) {
+// "timeout": the sentinel's name or the message. isNilVar, when not nil,
+// tells which operands are nil where e is evaluated: a %w of one wraps
+// nothing.
+func (s *state) newError(e ast.Expr, isNilVar func(ast.Expr) bool) (kind, name string) {
 	e = ast.Unparen(e)
 	if isNil(s.info, e) || s.res.MayCarryCancel(e) {
 		return "", ""
@@ -129,7 +141,7 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 		// A fmt.Errorf that wraps anything (%w) keeps some identity; one
 		// that formats the context's error with %v is the %v finding.
 		for _, sp := range spansOf(s.info, e) {
-			if sp.verb == 'w' {
+			if sp.verb == 'w' && (isNilVar == nil || sp.arg < 0 || sp.arg+1 >= len(e.Args) || !isNilVar(e.Args[sp.arg+1])) {
 				return "", ""
 			}
 		}
@@ -156,7 +168,7 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 		return "sentinel", v.Name() + " " + s.sentinelMessage(v)
 	case *ast.UnaryExpr:
 		if _, ok := e.X.(*ast.CompositeLit); ok && e.Op == token.AND {
-			return s.newError(e.X)
+			return s.newError(e.X, isNilVar)
 		}
 	case *ast.CompositeLit:
 		t := s.info.TypeOf(e)
@@ -174,6 +186,67 @@ func (s *state) newError(e ast.Expr) (kind, name string) {
 		return "error value", types.ExprString(e.Type)
 	}
 	return "", ""
+}
+
+// nilWrapped returns the operand of a fmt.Errorf call e that a %w verb
+// wraps and that is nil where e is evaluated, or nil.
+func (s *state) nilWrapped(e ast.Expr, isNilVar func(ast.Expr) bool) ast.Expr {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || !analysisutil.IsCallToFunc(s.info, call, "fmt", "Errorf") {
+		return nil
+	}
+	for _, sp := range spansOf(s.info, call) {
+		if sp.verb == 'w' && sp.arg >= 0 && sp.arg+1 < len(call.Args) && isNilVar(call.Args[sp.arg+1]) {
+			return call.Args[sp.arg+1]
+		}
+	}
+	return nil
+}
+
+// replaceNilFixes puts the context's cause (or the cancellation error)
+// where the always-nil operand op is.
+func (s *state) replaceNilFixes(op, ctx, errExpr ast.Expr) []analysis.SuggestedFix {
+	file := analysisutil.FileOf(s.pass, op.Pos())
+	if file == nil {
+		return nil
+	}
+	var cause string
+	var edits []analysis.TextEdit
+	switch {
+	case ctx != nil:
+		c := s.source(ctx)
+		if c == "" {
+			return nil
+		}
+		var name string
+		name, edits = analysisutil.AddImport(s.info, file, op.Pos(), "context")
+		cause = name + ".Cause(" + c + ")"
+	case errExpr != nil:
+		if cause = s.source(errExpr); cause == "" {
+			return nil
+		}
+	default:
+		return nil
+	}
+	edits = append([]analysis.TextEdit{{Pos: op.Pos(), End: op.End(), NewText: []byte(cause)}}, edits...)
+	return []analysis.SuggestedFix{{Message: "Wrap the cause instead of the nil " + types.ExprString(op), TextEdits: edits}}
+}
+
+// nilAt returns the test of whether an operand is a local variable that
+// holds nil whenever control reaches at, a statement of f (flow.NilAt).
+func (s *state) nilAt(f *ctxflow.Func, at ast.Stmt) func(ast.Expr) bool {
+	return func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		v, ok := s.info.Uses[id].(*types.Var)
+		if !ok {
+			return false
+		}
+		g := s.graphs.Func(f.Node)
+		return g != nil && g.NilAt(v, at)
+	}
 }
 
 // sentinelMessage returns the message of a package variable initialised

@@ -58,11 +58,11 @@ func (r *Result) Func(fn ast.Node) *Graph {
 	switch fn := fn.(type) {
 	case *ast.FuncDecl:
 		if c := r.cfgs.FuncDecl(fn); c != nil && fn.Body != nil {
-			g = &Graph{CFG: c, Body: fn.Body, retOnly: hasResults(fn.Type)}
+			g = &Graph{CFG: c, Body: fn.Body, typ: fn.Type, retOnly: hasResults(fn.Type)}
 		}
 	case *ast.FuncLit:
 		if c := r.cfgs.FuncLit(fn); c != nil {
-			g = &Graph{CFG: c, Body: fn.Body, retOnly: hasResults(fn.Type)}
+			g = &Graph{CFG: c, Body: fn.Body, typ: fn.Type, retOnly: hasResults(fn.Type)}
 		}
 	}
 	if g != nil {
@@ -87,6 +87,7 @@ type Graph struct {
 	Body *ast.BlockStmt
 
 	info    *types.Info
+	typ     *ast.FuncType
 	cfgs    *ctrlflow.CFGs
 	retOnly bool // only return statements end the function normally
 

@@ -93,6 +93,23 @@ var probe = &analysis.Analyzer{
 					pass.Reportf(loop.Pos(), "no working round skips check")
 				}
 			}
+			// For each statement nilHere(v), say whether NilAt holds for v.
+			for sc := range cur.Preorder((*ast.ExprStmt)(nil)) {
+				es := sc.Node().(*ast.ExprStmt)
+				call, ok := es.X.(*ast.CallExpr)
+				if !ok || len(call.Args) != 1 || res.Func(enclosingFunc(sc)) != g {
+					continue
+				}
+				if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "nilHere" {
+					continue
+				}
+				v, _ := pass.TypesInfo.Uses[call.Args[0].(*ast.Ident)].(*types.Var)
+				if g.NilAt(v, es) {
+					pass.Reportf(call.Pos(), "nil here")
+				} else {
+					pass.Reportf(call.Pos(), "maybe non-nil here")
+				}
+			}
 			// Locate every call of locate() and say in which block kind it is.
 			for cc := range cur.Preorder((*ast.CallExpr)(nil)) {
 				call := cc.Node().(*ast.CallExpr)
@@ -138,5 +155,5 @@ func nodeText(pass *analysis.Pass, n ast.Node) string {
 }
 
 func TestQueries(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), probe, "a")
+	analysistest.Run(t, analysistest.TestData(), probe, "a", "nils")
 }
