@@ -49,7 +49,9 @@
 //     method (also for types of other packages, from their type information), and a
 //     literal of an error type that keeps only its text
 //     (`&RemoteError{Message: err.Error()}`) and no error in any field (one
-//     that also sets an integer code is a status error, read by its code);
+//     that also sets an integer code is a status error, read by its code),
+//     or a list error type whose element literals do so
+//     (`GraphQLErrors{{Message: err.Error()}}`);
 //   - errors.As(err, &context.Canceled): with a *error target As matches
 //     every error and overwrites the sentinel (fix: errors.Is);
 //   - the same in a deferred literal that annotates the function's named

@@ -24,26 +24,48 @@ func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 	if t == nil || !implementsError(t) {
 		return
 	}
-	st, ok := t.Underlying().(*types.Struct)
-	if !ok {
-		return
-	}
 	var field string
 	var carrier ast.Expr
-	for i, elt := range lit.Elts {
-		name, v := fieldOf(st, i, elt)
-		if analysisutil.IsError(s.info.TypeOf(v)) {
-			return // an error is kept: the Unwrap rule judges the type
-		}
-		if b, ok := s.info.TypeOf(v).Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
-			// StatusError{StatusCode: 500, ErrorMessage: err.Error()}: a
-			// status or wire error, classified by its code, whose consumers
-			// read the code (an API error body, a stream's error frame).
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		var keeps bool
+		if field, carrier, keeps = s.textOnly(lit, u); keeps {
 			return
 		}
-		if c, errCall := s.carrierOf(v); c != nil && errCall && carrier == nil {
-			field, carrier = name, c
+	case *types.Slice, *types.Array:
+		// GraphQLErrors{{Message: err.Error()}}: a list error whose
+		// elements keep only the text.
+		for _, elt := range lit.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				elt = kv.Value
+			}
+			if u, ok := ast.Unparen(elt).(*ast.UnaryExpr); ok {
+				elt = u.X
+			}
+			el, ok := ast.Unparen(elt).(*ast.CompositeLit)
+			if !ok {
+				if analysisutil.IsError(s.info.TypeOf(elt)) {
+					return
+				}
+				continue
+			}
+			if implementsError(s.info.TypeOf(el)) {
+				continue // an error itself: judged as its own literal
+			}
+			st, ok := s.info.TypeOf(el).Underlying().(*types.Struct)
+			if !ok {
+				continue
+			}
+			f, c, keeps := s.textOnly(el, st)
+			if keeps {
+				return
+			}
+			if carrier == nil && c != nil {
+				field, carrier = f, c
+			}
 		}
+	default:
+		return
 	}
 	if carrier == nil || !s.propagated(cur) || s.cancelHandledBefore(cur) {
 		return
@@ -53,6 +75,27 @@ func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 		Message: fmt.Sprintf("%s keeps only the text of %s in its field %s, so the cancellation %s may carry is lost: errors.Is(err, context.Canceled) is false for callers; keep %s in a field that Unwrap returns",
 			types.TypeString(t, types.RelativeTo(s.pass.Pkg)), types.ExprString(carrier), field, types.ExprString(carrier), types.ExprString(carrier)),
 	})
+}
+
+// textOnly returns the field of the struct literal lit that holds the
+// text of an error that may carry cancellation, and whether the literal
+// keeps an error value or an integer code instead (a status or wire
+// error, classified by its code: StatusError{StatusCode: 500,
+// ErrorMessage: err.Error()}, whose consumers read the code).
+func (s *state) textOnly(lit *ast.CompositeLit, st *types.Struct) (field string, carrier ast.Expr, keeps bool) {
+	for i, elt := range lit.Elts {
+		name, v := fieldOf(st, i, elt)
+		if analysisutil.IsError(s.info.TypeOf(v)) {
+			return "", nil, true // an error is kept: the Unwrap rule judges the type
+		}
+		if b, ok := s.info.TypeOf(v).Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+			return "", nil, true
+		}
+		if c, errCall := s.carrierOf(v); c != nil && errCall && carrier == nil {
+			field, carrier = name, c
+		}
+	}
+	return field, carrier, false
 }
 
 // implementsError reports whether t or *t implements error.
