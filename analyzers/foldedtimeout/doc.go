@@ -25,7 +25,9 @@
 //     `ctx.Err() != nil`, in place of the context's error (a fmt.Errorf
 //     whose %w operand is a local error that is nil on every path to the
 //     return, such as the err of a loop whose failing rounds return, wraps
-//     nothing and counts as new; fix: wrap context.Cause(ctx) there); and a new error
+//     nothing and counts as new; fix: wrap context.Cause(ctx) there; one
+//     that wraps only sentinels of its own, `fmt.Errorf("%w after %s",
+//     ErrTimeout, d)`, keeps theirs and drops the context's); and a new error
 //     (errors.New, fmt.Errorf without %w, an error struct literal) or a
 //     timeout sentinel handed on from there by a top-level statement of
 //     the branch: an argument of a call statement (`es.abort(errors.New("context

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -59,7 +60,7 @@ func (s *state) checkPassedOn(body []ast.Stmt, ctx, errExpr ast.Expr, generic bo
 				continue
 			}
 			timeout := timeoutWord().MatchString(name)
-			if kind == "sentinel" && !timeout || !timeout && !generic {
+			if (kind == "sentinel" || strings.HasPrefix(kind, "error that wraps only")) && !timeout || !timeout && !generic {
 				continue
 			}
 			what := endOf(ctx, errExpr)

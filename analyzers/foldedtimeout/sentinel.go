@@ -83,7 +83,7 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 		if !timeout && !generic {
 			continue
 		}
-		if !timeout && kind == "sentinel" && cancelWord().MatchString(name) {
+		if !timeout && (kind == "sentinel" || strings.HasPrefix(kind, "error that wraps only")) && cancelWord().MatchString(name) {
 			// return ErrBootCanceled: a sentinel of its own that names the
 			// cancellation, beside the package's timeout sentinel; callers
 			// tell the two apart by it (a documented translation).
@@ -140,10 +140,27 @@ func (s *state) newError(e ast.Expr, isNilVar func(ast.Expr) bool) (kind, name s
 		}
 		// A fmt.Errorf that wraps anything (%w) keeps some identity; one
 		// that formats the context's error with %v is the %v finding.
+		// So does one that wraps only package sentinels of its own
+		// (`fmt.Errorf("%w after %s", ErrTimeout, d)`): the sentinel's
+		// identity is kept, the context's is not.
+		var wrapped, names []string
 		for _, sp := range spansOf(s.info, e) {
-			if sp.verb == 'w' && (isNilVar == nil || sp.arg < 0 || sp.arg+1 >= len(e.Args) || !isNilVar(e.Args[sp.arg+1])) {
+			if sp.verb != 'w' {
+				continue
+			}
+			if sp.arg < 0 || sp.arg+1 >= len(e.Args) {
 				return "", ""
 			}
+			op := e.Args[sp.arg+1]
+			if isNilVar != nil && isNilVar(op) {
+				continue
+			}
+			if k, n := s.newError(op, nil); k == "sentinel" {
+				wrapped = append(wrapped, n)
+				names = append(names, types.ExprString(op))
+				continue
+			}
+			return "", ""
 		}
 		for _, a := range e.Args[1:] {
 			if c, _ := s.carrierOf(a); c != nil {
@@ -155,6 +172,9 @@ func (s *state) newError(e ast.Expr, isNilVar func(ast.Expr) bool) (kind, name s
 			if tv, ok := s.info.Types[e.Args[0]]; ok && tv.Value != nil {
 				msg = tv.Value.ExactString()
 			}
+		}
+		if len(wrapped) > 0 {
+			return "error that wraps only " + strings.Join(names, " and "), strings.Join(append(wrapped, msg), " ")
 		}
 		return "error", msg
 	case *ast.Ident, *ast.SelectorExpr:
@@ -230,6 +250,16 @@ func (s *state) replaceNilFixes(op, ctx, errExpr ast.Expr) []analysis.SuggestedF
 	}
 	edits = append([]analysis.TextEdit{{Pos: op.Pos(), End: op.End(), NewText: []byte(cause)}}, edits...)
 	return []analysis.SuggestedFix{{Message: "Wrap the cause instead of the nil " + types.ExprString(op), TextEdits: edits}}
+}
+
+// hasWrapVerb reports whether the fmt.Errorf call has a %w verb.
+func hasWrapVerb(info *types.Info, call *ast.CallExpr) bool {
+	for _, sp := range spansOf(info, call) {
+		if sp.verb == 'w' {
+			return true
+		}
+	}
+	return false
 }
 
 // nilAt returns the test of whether an operand is a local variable that
@@ -361,6 +391,9 @@ func (s *state) wrapCauseFixes(e, ctx, errExpr ast.Expr) []analysis.SuggestedFix
 		lit, ok := ast.Unparen(x.Args[0]).(*ast.BasicLit)
 		if !ok || lit.Kind != token.STRING {
 			break
+		}
+		if hasWrapVerb(s.info, x) && !s.atLeast(e.Pos(), "go1.20") {
+			break // a second %w needs Go 1.20
 		}
 		body, q := lit.Value[1:len(lit.Value)-1], lit.Value[:1]
 		args := ""

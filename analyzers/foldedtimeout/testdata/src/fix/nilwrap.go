@@ -2,8 +2,10 @@ package fix
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"time"
 )
 
 type step interface {
@@ -40,6 +42,31 @@ func runStepsLogged(ctx context.Context, steps []step) error {
 		if err = st.Run(ctx); err != nil {
 			log.Printf("step: %v", err)
 		}
+	}
+	return err
+}
+
+var errBudget = errors.New("budget exceeded")
+
+// guarded reports any end of the budget context as a timeout sentinel,
+// wrapped with %w but without the context's error (vearne/gin-timeout#23).
+func guarded(ctx context.Context, call func(context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	err := call(cctx)
+	if cctx.Err() != nil {
+		return fmt.Errorf("%w after 1s", errBudget) // want `fmt.Errorf\("%w after 1s", errBudget\) replaces cctx's end with a new error that wraps only errBudget, so callers cannot tell`
+	}
+	return err
+}
+
+// Near-miss: the sentinel is wrapped beside the context's error.
+func guardedCause(ctx context.Context, call func(context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	err := call(cctx)
+	if cerr := cctx.Err(); cerr != nil {
+		return fmt.Errorf("%w after 1s: %w", errBudget, cerr)
 	}
 	return err
 }
