@@ -27,7 +27,10 @@
 //     return, such as the err of a loop whose failing rounds return, wraps
 //     nothing and counts as new; fix: wrap context.Cause(ctx) there; one
 //     that wraps only sentinels of its own, `fmt.Errorf("%w after %s",
-//     ErrTimeout, d)`, keeps theirs and drops the context's); and a new error
+//     ErrTimeout, d)`, keeps theirs and drops the context's; so does a
+//     literal of a type whose Unwrap can only return fields the literal
+//     leaves nil or a constant, `&RPCTimeoutError{Method: m}` whose Unwrap
+//     falls back to context.DeadlineExceeded); and a new error
 //     (errors.New, fmt.Errorf without %w, an error struct literal) or a
 //     timeout sentinel handed on from there by a top-level statement of
 //     the branch: an argument of a call statement (`es.abort(errors.New("context

@@ -192,7 +192,15 @@ func (s *state) newError(e ast.Expr, isNilVar func(ast.Expr) bool) (kind, name s
 		}
 	case *ast.CompositeLit:
 		t := s.info.TypeOf(e)
-		if t == nil || analysisutil.HasMethod(t, "Unwrap") || analysisutil.HasMethod(t, "Is") {
+		if t == nil || analysisutil.HasMethod(t, "Is") {
+			return "", ""
+		}
+		if analysisutil.HasMethod(t, "Unwrap") {
+			// &RPCTimeoutError{Method: m} with its Cause unset: its Unwrap
+			// can only give what the literal leaves nil or a constant.
+			if consts, ok := s.unwrapsUnset(t, e); ok {
+				return "error value", types.ExprString(e.Type) + " " + strings.Join(consts, " ")
+			}
 			return "", ""
 		}
 		for _, elt := range e.Elts {
@@ -250,6 +258,74 @@ func (s *state) replaceNilFixes(op, ctx, errExpr ast.Expr) []analysis.SuggestedF
 	}
 	edits = append([]analysis.TextEdit{{Pos: op.Pos(), End: op.End(), NewText: []byte(cause)}}, edits...)
 	return []analysis.SuggestedFix{{Message: "Wrap the cause instead of the nil " + types.ExprString(op), TextEdits: edits}}
+}
+
+// unwrapsUnset reports whether the composite literal lit of type t (a type
+// of this package with an Unwrap method) sets none of the fields its
+// Unwrap can return, so Unwrap gives nil or a constant: it returns the
+// context sentinels among those constants. False when Unwrap returns
+// anything else (a call, a variable, a field the literal sets).
+func (s *state) unwrapsUnset(t types.Type, lit *ast.CompositeLit) ([]string, bool) {
+	obj, _, _ := types.LookupFieldOrMethod(t, true, s.pass.Pkg, "Unwrap")
+	fn, ok := obj.(*types.Func)
+	if !ok || fn.Pkg() != s.pass.Pkg {
+		return nil, false
+	}
+	decl := s.res.DeclOf(fn)
+	if decl == nil || decl.Sig.Recv() == nil {
+		return nil, false
+	}
+	recv := decl.Sig.Recv()
+	set := map[string]bool{}
+	st, _ := derefNamed(t).Underlying().(*types.Struct)
+	if st == nil {
+		return nil, false
+	}
+	for i, elt := range lit.Elts {
+		name, v := fieldOf(st, i, elt)
+		if isNil(s.info, v) {
+			continue
+		}
+		set[name] = true
+	}
+	var consts []string
+	ok = true
+	ast.Inspect(decl.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				r = ast.Unparen(r)
+				if isNil(s.info, r) {
+					continue
+				}
+				if c := ctxflow.ContextSentinel(s.info, r); c != "" {
+					consts = append(consts, "context."+c)
+					continue
+				}
+				sel, isSel := r.(*ast.SelectorExpr)
+				if isSel {
+					if id, isID := ast.Unparen(sel.X).(*ast.Ident); isID && s.info.Uses[id] == types.Object(recv) && !set[sel.Sel.Name] {
+						if fs, ok := s.info.Selections[sel]; ok && fs.Kind() == types.FieldVal {
+							continue // a field the literal leaves nil
+						}
+					}
+				}
+				ok = false
+			}
+		}
+		return ok
+	})
+	return consts, ok
+}
+
+// derefNamed returns the type a pointer points to, or t.
+func derefNamed(t types.Type) types.Type {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }
 
 // hasWrapVerb reports whether the fmt.Errorf call has a %w verb.
