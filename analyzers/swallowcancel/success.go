@@ -24,11 +24,15 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 	if f == nil || len(n.Body.List) == 0 && n.Else == nil {
 		return
 	}
-	if t, ok := s.res.CancelTestOf(n.Cond); ok {
-		s.checkCancelTest(cur, f, n, t)
+	// A filter (`err != nil && !errors.Is(err, context.Canceled)`) first:
+	// when err is a context's own error (from a wait helper), the condition
+	// is also a test of that context, but what it does is let a
+	// cancellation past.
+	if s.checkFiltered(cur, f, n) {
 		return
 	}
-	if s.checkFiltered(cur, f, n) {
+	if t, ok := s.res.CancelTestOf(n.Cond); ok {
+		s.checkCancelTest(cur, f, n, t)
 		return
 	}
 	errVar, errExpr := s.testedCarrier(n.Cond)

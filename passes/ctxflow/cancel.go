@@ -136,6 +136,10 @@ func (r *Result) ctxErrOf(e ast.Expr, cause bool, seen map[*types.Var]bool) ast.
 		if cause && len(e.Args) == 1 && analysisutil.IsFunc(fn, "context", "Cause") {
 			return e.Args[0]
 		}
+		// sleepCtx(ctx, d): a helper whose error is always ctx's.
+		if f := r.returnsCtxErr(fn); f != nil && (cause || !f.Cause) && f.Param < len(e.Args) && singleResult(r.info, e) {
+			return e.Args[f.Param]
+		}
 	case *ast.Ident:
 		v, ok := r.info.ObjectOf(e).(*types.Var)
 		if !ok || seen[v] {
@@ -149,10 +153,22 @@ func (r *Result) ctxErrOf(e ast.Expr, cause bool, seen map[*types.Var]bool) ast.
 		list := r.assigns[v]
 		var x ast.Expr
 		for _, a := range list {
-			if a.rhs == nil || a.param {
+			if a.param {
 				return nil // a caller's argument is not this function's
 			}
-			ax := r.ctxErrOf(a.rhs, cause, seen)
+			var ax ast.Expr
+			switch {
+			case a.rhs != nil:
+				ax = r.ctxErrOf(a.rhs, cause, seen)
+			case a.call != nil:
+				// v, err := waitFor(ctx, ...): the error result of a
+				// ReturnsCtxErr helper.
+				fn := analysisutil.Callee(r.info, a.call)
+				sig, _ := r.info.TypeOf(a.call.Fun).Underlying().(*types.Signature)
+				if f := r.returnsCtxErr(fn); f != nil && (cause || !f.Cause) && sig != nil && a.idx == analysisutil.ErrorResult(sig) && f.Param < len(a.call.Args) {
+					ax = a.call.Args[f.Param]
+				}
+			}
 			if ax == nil || (x != nil && types.ExprString(x) != types.ExprString(ax)) {
 				return nil
 			}

@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil)},
 	Run:        run,
 }
 
@@ -109,6 +109,9 @@ type Result struct {
 	// see (a result of a tuple-valued call other than the first, a zero
 	// value).
 	holderAssigns map[types.Object][]ast.Expr
+	// ctxErrFuncs holds the package's functions whose error is a context
+	// parameter's Err (see ReturnsCtxErr).
+	ctxErrFuncs map[*types.Func]*ReturnsCtxErr
 	// groupAssigns lists the constructor calls assigned to local group
 	// variables (*errgroup.Group, *scope.Scope); nil for any other value.
 	groupAssigns map[types.Object][]*ast.CallExpr
@@ -216,6 +219,7 @@ func run(pass *analysis.Pass) (any, error) {
 
 		ctxAssigns:    make(map[types.Object][]ast.Expr),
 		holderAssigns: make(map[types.Object][]ast.Expr),
+		ctxErrFuncs:   make(map[*types.Func]*ReturnsCtxErr),
 
 		groupAssigns: make(map[types.Object][]*ast.CallExpr),
 		reqAssigns:   make(map[types.Object][]ast.Expr),
@@ -341,6 +345,7 @@ func run(pass *analysis.Pass) (any, error) {
 		r.computeRetriers(pass)
 	}
 	if r.ImportsContext {
+		r.computeCtxErrFuncs(pass)
 		r.computeCheckers(pass)
 	}
 	r.computeRoots(pass)

@@ -55,6 +55,13 @@
 // db.BeginTx(context.Background(), nil)), or is a local variable only ever
 // assigned such values.
 //
+// The ReturnsCtxErr fact marks functions whose error result is, on every
+// return, nil or the Err (or Cause) of one context parameter, with both
+// outcomes present (a wait helper: sleepCtx(ctx, d)): the error of a call
+// to one is that context's end, and testing it against nil tests the
+// context (CtxErrOf, CancelTestOf). A function that only returns ctx.Err()
+// is a stub and gets no fact.
+//
 // The ChecksContext fact marks functions returning a bool that observe the
 // cancellation of a context parameter (Err, Done, context.Cause, or another
 // such function): a loop that acts on done(ctx) checks its context

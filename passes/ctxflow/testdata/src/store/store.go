@@ -14,8 +14,8 @@ func (s *Store) Wait() error { // want Wait:"carriesCancel"
 	return s.ctx.Err()
 }
 
-// Load takes a context, so calls to it are context-bound without a fact.
-func Load(ctx context.Context, key string) (string, error) {
+// Load takes a context (bound without a fact); its only error is ctx.Err().
+func Load(ctx context.Context, key string) (string, error) { // want Load:"returnsCtxErr"
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
