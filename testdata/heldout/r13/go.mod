@@ -1,0 +1,3 @@
+module heldoutr13
+
+go 1.26
