@@ -238,26 +238,31 @@ func (s *state) replaceNilFixes(op, ctx, errExpr ast.Expr) []analysis.SuggestedF
 	if file == nil {
 		return nil
 	}
-	var cause string
-	var edits []analysis.TextEdit
-	switch {
-	case ctx != nil:
-		c := s.source(ctx)
-		if c == "" {
-			return nil
-		}
-		var name string
-		name, edits = analysisutil.AddImport(s.info, file, op.Pos(), "context")
-		cause = name + ".Cause(" + c + ")"
-	case errExpr != nil:
-		if cause = s.source(errExpr); cause == "" {
-			return nil
-		}
-	default:
+	cause, edits, ok := s.causeText(file, op.Pos(), ctx, errExpr)
+	if !ok {
 		return nil
 	}
 	edits = append([]analysis.TextEdit{{Pos: op.Pos(), End: op.End(), NewText: []byte(cause)}}, edits...)
 	return []analysis.SuggestedFix{{Message: "Wrap the cause instead of the nil " + types.ExprString(op), TextEdits: edits}}
+}
+
+// causeText returns the expression a fix wraps for the end of ctx
+// (context.Cause(ctx), with the import it needs at pos) or, without a
+// context, the cancellation error errExpr itself.
+func (s *state) causeText(file *ast.File, pos token.Pos, ctx, errExpr ast.Expr) (string, []analysis.TextEdit, bool) {
+	switch {
+	case ctx != nil:
+		c := s.source(ctx)
+		if c == "" {
+			return "", nil, false
+		}
+		name, edits := analysisutil.AddImport(s.info, file, pos, "context")
+		return name + ".Cause(" + c + ")", edits, true
+	case errExpr != nil:
+		c := s.source(errExpr)
+		return c, nil, c != ""
+	}
+	return "", nil, false
 }
 
 // unwrapsUnset reports whether the composite literal lit of type t (a type
@@ -434,23 +439,8 @@ func (s *state) wrapCauseFixes(e, ctx, errExpr ast.Expr) []analysis.SuggestedFix
 	if file == nil {
 		return nil
 	}
-	var cause string
-	var causeEdits []analysis.TextEdit
-	switch {
-	case ctx != nil:
-		c := s.source(ctx)
-		if c == "" {
-			return nil
-		}
-		var name string
-		name, causeEdits = analysisutil.AddImport(s.info, file, e.Pos(), "context")
-		cause = name + ".Cause(" + c + ")"
-	case errExpr != nil:
-		cause = s.source(errExpr)
-		if cause == "" {
-			return nil
-		}
-	default:
+	cause, causeEdits, ok := s.causeText(file, e.Pos(), ctx, errExpr)
+	if !ok {
 		return nil
 	}
 	fmtName, fmtEdits := analysisutil.AddImport(s.info, file, e.Pos(), "fmt")

@@ -350,16 +350,27 @@ func commRecv(comm ast.Stmt) *ast.UnaryExpr {
 // rootObj returns the object at the root of a selector/index/star/unary &
 // chain: x for x, x.f, x[i], *x, &x. For a field selection it returns the
 // field, so that s.wg and t.wg are the same "place" by type.
-func rootObj(info *types.Info, e ast.Expr) types.Object {
+func rootObj(info *types.Info, e ast.Expr) types.Object { return chainObj(info, e, true) }
+
+// chainObj walks a selector, index or dereference chain (&s.a.b[i]) from
+// its outside in: it stops at the field the outermost selector names (b)
+// when atField is set, else at the variable the chain starts from (s).
+func chainObj(info *types.Info, e ast.Expr, atField bool) types.Object {
 	for {
 		switch x := ast.Unparen(e).(type) {
 		case *ast.Ident:
 			return info.ObjectOf(x)
 		case *ast.SelectorExpr:
-			if sel, ok := info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			sel, ok := info.Selections[x]
+			switch {
+			case !ok:
+				return info.ObjectOf(x.Sel) // a qualified identifier
+			case atField && sel.Kind() == types.FieldVal:
 				return sel.Obj()
+			case atField:
+				return info.ObjectOf(x.Sel)
 			}
-			return info.ObjectOf(x.Sel)
+			e = x.X
 		case *ast.StarExpr:
 			e = x.X
 		case *ast.UnaryExpr:
@@ -413,27 +424,7 @@ func callBase(call *ast.CallExpr, base int) ast.Expr {
 
 // baseVar returns the variable a selector, index or dereference chain
 // starts from (s in s.a.b[i]), or nil.
-func baseVar(info *types.Info, e ast.Expr) types.Object {
-	for {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.Ident:
-			return info.ObjectOf(x)
-		case *ast.SelectorExpr:
-			e = x.X
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.UnaryExpr:
-			if x.Op != token.AND {
-				return nil
-			}
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		default:
-			return nil
-		}
-	}
-}
+func baseVar(info *types.Info, e ast.Expr) types.Object { return chainObj(info, e, false) }
 
 func isField(obj types.Object) bool {
 	v, ok := obj.(*types.Var)
