@@ -822,8 +822,16 @@ func (l *lease) releasedAfter(n ast.Node) bool {
 	}
 	own := l.f.s.own
 	stop := func(m ast.Node) bool { return m == l.stmt }
+	next := l.kind().NextCloses
 	if _, ok := g.Reaches(p.Next(), func(m ast.Node) bool {
-		return m != n && own.UseOf(m, l.objs, l.kind()) == ownership.Release
+		if m == n {
+			return false
+		}
+		// `for rows.Next()` closes the rows when it ends: a release too.
+		if e, isExpr := m.(ast.Expr); isExpr && next && isNextCall(l.f.info(), e, l.objs, false) {
+			return true
+		}
+		return own.UseOf(m, l.objs, l.kind()) == ownership.Release
 	}, stop); !ok {
 		return false
 	}
