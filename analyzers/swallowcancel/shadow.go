@@ -76,7 +76,7 @@ func (s *state) checkShadow(cur inspector.Cursor, as *ast.AssignStmt, call *ast.
 		if around == nil || analysisutil.ErrorResult(f.Sig) >= 0 || !declaredIn(outer, around) {
 			return
 		}
-		if s.assignedIn(lit, outer) || !s.readAfter(around.Body, outer, lit.End()) || !s.staysInside(lit.Body, inner, true) {
+		if s.assignedIn(lit, outer) || !s.readLater(around, lit, outer) || !s.staysInside(lit.Body, inner, true) {
 			return
 		}
 		owner = funcName(around, "the function around it")
@@ -92,7 +92,7 @@ func (s *state) checkShadow(cur inspector.Cursor, as *ast.AssignStmt, call *ast.
 		return
 	}
 	block := blockOf(f.Body, scope)
-	if block == nil || s.assignedIn(block, outer) || !s.readAfter(f.Body, outer, scope.End()) || !s.staysInside(block, inner, false) {
+	if block == nil || s.assignedIn(block, outer) || !s.readLater(f, as, outer) || !s.staysInside(block, inner, false) {
 		return
 	}
 	owner = funcName(f, "the function")
@@ -177,27 +177,30 @@ func (s *state) assignedIn(n ast.Node, v *types.Var) bool {
 	return found
 }
 
-// readAfter reports whether body reads v after pos (a use that is not the
-// left side of an assignment).
-func (s *state) readAfter(body ast.Node, v *types.Var, pos token.Pos) bool {
-	lhs := map[*ast.Ident]bool{}
-	found := false
-	ast.Inspect(body, func(m ast.Node) bool {
-		switch m := m.(type) {
-		case *ast.AssignStmt:
-			for _, l := range m.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
-					lhs[id] = true
-				}
-			}
-		case *ast.Ident:
-			if m.Pos() > pos && !lhs[m] && s.info.Uses[m] == v {
-				found = true
-			}
+// readLater reports whether some path of f's graph from the top-level
+// node holding at reaches a read of v (readsVar) before an assignment
+// overwrites it (killsVar): the value v holds there is used.
+func (s *state) readLater(f *ctxflow.Func, at ast.Node, v *types.Var) bool {
+	g := s.graphs.Func(f.Node)
+	if g == nil {
+		return false
+	}
+	p, ok := g.Locate(at)
+	if !ok {
+		return false
+	}
+	result := false // a bare return reads v only when v is a named result
+	for i := range f.Sig.Results().Len() {
+		result = result || f.Sig.Results().At(i) == v
+	}
+	reads := func(n ast.Node) bool {
+		if r, ok := n.(*ast.ReturnStmt); ok && len(r.Results) == 0 {
+			return result
 		}
-		return !found
-	})
-	return found
+		return s.readsVar(n, v)
+	}
+	_, read := g.Reaches(p.Next(), reads, func(n ast.Node) bool { return s.killsVar(n, v) })
+	return read
 }
 
 // staysInside reports whether every use of v in n is a comparison with
@@ -218,7 +221,7 @@ func (s *state) staysInside(n ast.Node, v *types.Var, logs bool) bool {
 		}
 		switch p := stack[len(stack)-2].(type) {
 		case *ast.BinaryExpr:
-			if (p.Op == token.EQL || p.Op == token.NEQ) && (isNilIdent(s.info, p.X) || isNilIdent(s.info, p.Y)) {
+			if (p.Op == token.EQL || p.Op == token.NEQ) && (isNilExpr(s.info, p.X) || isNilExpr(s.info, p.Y)) {
 				return ok
 			}
 		case *ast.CallExpr:
@@ -234,9 +237,4 @@ func (s *state) staysInside(n ast.Node, v *types.Var, logs bool) bool {
 		return ok
 	})
 	return ok
-}
-
-func isNilIdent(info *types.Info, e ast.Expr) bool {
-	tv, ok := info.Types[e]
-	return ok && tv.IsNil()
 }

@@ -43,16 +43,17 @@ func (r *Result) returnsCtxErr(fn *types.Func) *ReturnsCtxErr {
 
 // computeCtxErrFuncs finds the package's functions whose error result is
 // always nil or a context parameter's Err (or Cause), with returns of
-// both.
-func (r *Result) computeCtxErrFuncs(pass *analysis.Pass) {
+// both. rets holds each declared function's own return statements (not
+// those of literals in it).
+func (r *Result) computeCtxErrFuncs(pass *analysis.Pass, rets map[*Func][]*ast.ReturnStmt) {
 	// Helpers built on helpers: repeat until no function is added.
 	for changed := true; changed; {
 		changed = false
-		for _, f := range r.Funcs {
-			if f.Obj == nil || r.ctxErrFuncs[f.Obj] != nil {
+		for f, list := range rets {
+			if r.ctxErrFuncs[f.Obj] != nil {
 				continue
 			}
-			if fact := r.ctxErrFact(f); fact != nil {
+			if fact := r.ctxErrFact(f, list); fact != nil {
 				r.ctxErrFuncs[f.Obj] = fact
 				changed = true
 			}
@@ -63,74 +64,54 @@ func (r *Result) computeCtxErrFuncs(pass *analysis.Pass) {
 	}
 }
 
-// ctxErrFact returns the ReturnsCtxErr fact f deserves, or nil.
-func (r *Result) ctxErrFact(f *Func) *ReturnsCtxErr {
-	{
-		idx := analysisutil.ErrorResult(f.Sig)
-		if idx < 0 || !analysisutil.TakesContext(f.Sig) {
-			return nil
-		}
-		params := map[*types.Var]int{}
-		for i := range f.Sig.Params().Len() {
-			if p := f.Sig.Params().At(i); analysisutil.IsContext(p.Type()) {
-				params[p] = i
-			}
-		}
-		param, cause, found, ok, sawNil := -1, false, false, true, false
-		ast.Inspect(f.Body, func(n ast.Node) bool {
-			if !ok {
-				return false
-			}
-			switch n := n.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.AssignStmt:
-				// A context parameter reassigned (ctx, cancel =
-				// WithTimeout(ctx, d)) is not the caller's any more.
-				for _, l := range n.Lhs {
-					if id, isID := ast.Unparen(l).(*ast.Ident); isID {
-						if v, isVar := r.info.Uses[id].(*types.Var); isVar {
-							if _, isParam := params[v]; isParam {
-								ok = false
-							}
-						}
-					}
-				}
-			case *ast.ReturnStmt:
-				if len(n.Results) != f.Sig.Results().Len() {
-					ok = false // a bare return or a tuple call
-					return false
-				}
-				e := ast.Unparen(n.Results[idx])
-				if isNil(r.info, e) {
-					sawNil = true
-					return false
-				}
-				x := r.ctxErrOf(e, true, nil)
-				id, isID := ast.Unparen(x).(*ast.Ident)
-				if !isID {
-					ok = false
-					return false
-				}
-				v, _ := r.info.Uses[id].(*types.Var)
-				i, isParam := params[v]
-				if !isParam || param >= 0 && param != i {
-					ok = false
-					return false
-				}
-				param, found = i, true
-				if r.ctxErrOf(e, false, nil) == nil {
-					cause = true // context.Cause(ctx)
-				}
-				return false
-			}
-			return true
-		})
-		// Both outcomes: a function that only ever returns ctx.Err() is a
-		// stub standing for any context-bound call.
-		if ok && found && sawNil {
-			return &ReturnsCtxErr{Param: param, Cause: cause}
-		}
+// ctxErrFact returns the ReturnsCtxErr fact f deserves given its return
+// statements, or nil.
+func (r *Result) ctxErrFact(f *Func, rets []*ast.ReturnStmt) *ReturnsCtxErr {
+	idx := analysisutil.ErrorResult(f.Sig)
+	if idx < 0 || !analysisutil.TakesContext(f.Sig) {
 		return nil
 	}
+	params := map[*types.Var]int{}
+	for i := range f.Sig.Params().Len() {
+		p := f.Sig.Params().At(i)
+		if !analysisutil.IsContext(p.Type()) {
+			continue
+		}
+		if len(r.ctxAssigns[p]) > 0 {
+			// ctx, cancel = context.WithTimeout(ctx, d): not the
+			// caller's context any more.
+			return nil
+		}
+		params[p] = i
+	}
+	param, cause, sawNil := -1, false, false
+	for _, ret := range rets {
+		if len(ret.Results) != f.Sig.Results().Len() {
+			return nil // a bare return or a tuple call
+		}
+		e := ast.Unparen(ret.Results[idx])
+		if isNil(r.info, e) {
+			sawNil = true
+			continue
+		}
+		id, isID := ast.Unparen(r.ctxErrOf(e, true, nil)).(*ast.Ident)
+		if !isID {
+			return nil
+		}
+		v, _ := r.info.Uses[id].(*types.Var)
+		i, isParam := params[v]
+		if !isParam || param >= 0 && param != i {
+			return nil
+		}
+		param = i
+		if r.ctxErrOf(e, false, nil) == nil {
+			cause = true // context.Cause(ctx)
+		}
+	}
+	// Both outcomes: a function that only ever returns ctx.Err() is a stub
+	// standing for any context-bound call.
+	if param < 0 || !sawNil {
+		return nil
+	}
+	return &ReturnsCtxErr{Param: param, Cause: cause}
 }

@@ -345,7 +345,11 @@ func run(pass *analysis.Pass) (any, error) {
 		r.computeRetriers(pass)
 	}
 	if r.ImportsContext {
-		r.computeCtxErrFuncs(pass)
+		rets := make(map[*Func][]*ast.ReturnStmt)
+		for _, rs := range returns {
+			rets[rs.fn] = append(rets[rs.fn], rs.ret)
+		}
+		r.computeCtxErrFuncs(pass, rets)
 		r.computeCheckers(pass)
 	}
 	r.computeRoots(pass)

@@ -37,9 +37,8 @@ func (g *Graph) NilAt(v *types.Var, at ast.Node) bool {
 	if !g.trackable(v) {
 		return false
 	}
-	// maybe[b] tells whether block b was entered with v possibly non-nil;
-	// nilIn[b] whether it was entered with v nil. A block is walked once
-	// per state.
+	// seen[state][b] tells whether block b was entered in that state (v
+	// nil, or possibly not). A block is walked once per state.
 	const (
 		isNil = iota
 		maybe
@@ -93,14 +92,8 @@ func (g *Graph) NilAt(v *types.Var, at ast.Node) bool {
 
 // nilEffect returns v's state (0 nil, 1 maybe non-nil) after node n.
 func (g *Graph) nilEffect(n ast.Node, v *types.Var, state int) int {
-	is := func(e ast.Expr) bool {
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		return ok && (g.info.Uses[id] == v || g.info.Defs[id] == v)
-	}
-	isNilExpr := func(e ast.Expr) bool {
-		tv, ok := g.info.Types[e]
-		return ok && tv.IsNil()
-	}
+	is := func(e ast.Expr) bool { return g.isVar(e, v) }
+	isNilExpr := g.isNilExpr
 	switch n := n.(type) {
 	case *ast.AssignStmt:
 		for i, l := range n.Lhs {
@@ -152,18 +145,23 @@ func (g *Graph) nilTest(cond ast.Expr, v *types.Var) (nilWhenTrue, ok bool) {
 	if !isBin || b.Op != token.EQL && b.Op != token.NEQ {
 		return false, false
 	}
-	is := func(e ast.Expr) bool {
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		return ok && g.info.Uses[id] == v
-	}
-	isNilExpr := func(e ast.Expr) bool {
-		tv, ok := g.info.Types[e]
-		return ok && tv.IsNil()
-	}
-	if !(is(b.X) && isNilExpr(b.Y) || is(b.Y) && isNilExpr(b.X)) {
+	is := func(e ast.Expr) bool { return g.isVar(e, v) }
+	if !(is(b.X) && g.isNilExpr(b.Y) || is(b.Y) && g.isNilExpr(b.X)) {
 		return false, false
 	}
 	return b.Op == token.EQL, true
+}
+
+// isVar reports whether e names v (a use, or its declaration).
+func (g *Graph) isVar(e ast.Expr, v *types.Var) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && (g.info.Uses[id] == v || g.info.Defs[id] == v)
+}
+
+// isNilExpr reports whether e is the untyped nil.
+func (g *Graph) isNilExpr(e ast.Expr) bool {
+	tv, ok := g.info.Types[e]
+	return ok && tv.IsNil()
 }
 
 // trackable reports whether NilAt can follow v: a variable of the
@@ -191,13 +189,13 @@ func (g *Graph) untouched(v *types.Var) bool {
 			inLit--
 			return false
 		case *ast.UnaryExpr:
-			if id, isID := ast.Unparen(n.X).(*ast.Ident); isID && n.Op == token.AND && g.info.Uses[id] == v {
+			if n.Op == token.AND && g.isVar(n.X, v) {
 				ok = false
 			}
 		case *ast.AssignStmt:
 			if inLit > 0 {
 				for _, l := range n.Lhs {
-					if id, isID := ast.Unparen(l).(*ast.Ident); isID && g.info.Uses[id] == v {
+					if g.isVar(l, v) {
 						ok = false
 					}
 				}

@@ -54,10 +54,8 @@ func (a *analysis) classify(g *Goroutine) {
 		}
 		// A method that reports on a field (`s.results <- r` in
 		// `go s.work()`) signals what a literal doing the same would.
-		if s := a.summaryOf(g.Callee); s != nil {
-			for f := range s.fields {
-				roots[f] = true
-			}
+		for f := range a.fieldSignals(g.Callee) {
+			roots[f] = true
 		}
 	}
 	if body != nil {
@@ -77,12 +75,8 @@ func (a *analysis) classify(g *Goroutine) {
 				}
 				// p.running.leave(), s.report(err): a helper of the
 				// package that signals through a field.
-				if fn := analysisutil.Callee(a.info, n); fn != nil && fn.Pkg() == a.pass.Pkg {
-					if s := a.summaryOf(fn); s != nil {
-						for f := range s.fields {
-							roots[f] = true
-						}
-					}
+				for f := range a.fieldSignals(analysisutil.Callee(a.info, n)) {
+					roots[f] = true
 				}
 			}
 			return true

@@ -146,6 +146,18 @@ func (a *analysis) summaryOf(fn *types.Func) *summary {
 	return s
 }
 
+// fieldSignals returns the fields a function of this package signals
+// through (summary.fields), or nil for any other callee.
+func (a *analysis) fieldSignals(fn *types.Func) map[types.Object]int {
+	if fn == nil || fn.Pkg() != a.pass.Pkg {
+		return nil
+	}
+	if s := a.summaryOf(fn); s != nil {
+		return s.fields
+	}
+	return nil
+}
+
 // signalsAnything reports whether body calls WaitGroup.Done, closes or
 // sends on a channel: a goroutine that reports back (as in
 // sync.WaitGroup.Go and testing.B.RunParallel) is not fire-and-forget.

@@ -172,3 +172,27 @@ func firstFound(ctx context.Context, keys []string) (string, bool) {
 	}
 	return "", false
 }
+
+// Near-miss: the outer err is overwritten before any later read, and the
+// literal's bare return reads nothing (err is no named result).
+func watchKeys(ctx context.Context, keys <-chan string) {
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case k := <-keys:
+				err := store.Put(ctx, k, "v")
+				if err != nil {
+					continue
+				}
+				if len(k) > 3 {
+					_, err := store.Get(ctx, k)
+					if err == nil {
+						log.Print(k)
+					}
+				}
+			}
+		}
+	}()
+}
