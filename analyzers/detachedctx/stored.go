@@ -50,6 +50,11 @@ func (st *state) checkStoredContext(cfg Config, cur inspector.Cursor, sel *ast.S
 	if caller.Obj == nil || shutdownMethod(f) || st.inDefer(cur, f) || st.enclosingGoLit(cur) != nil {
 		return analysis.Diagnostic{}, false
 	}
+	if st.holdsCaller(f, sel, caller) {
+		// s.ctx = ctx; ... s.kv.Start(s.ctx): the field is the caller's
+		// context here.
+		return analysis.Diagnostic{}, false
+	}
 	if st.watches(f.Body, sel) {
 		// for { select { case <-s.ctx.Done(): return ... } }: the method
 		// runs for the receiver's lifetime, whatever its parameter says.
@@ -85,6 +90,80 @@ func (st *state) checkStoredContext(cfg Config, cur inspector.Cursor, sel *ast.S
 		}}
 	}
 	return d, true
+}
+
+// holdsCaller reports whether the field sel holds the caller's context
+// where sel reads it: the method assigns the field only contexts derived
+// from the caller's (s.ctx = ctx, s.ctx, s.cancel = context.WithCancel(ctx)),
+// and every path from its entry to sel passes one of those assignments.
+func (st *state) holdsCaller(f *ctxflow.Func, sel *ast.SelectorExpr, caller ctxflow.Context) bool {
+	g := st.flow.Func(f.Node)
+	if g == nil {
+		return false
+	}
+	at, ok := g.Locate(sel)
+	if !ok {
+		return false
+	}
+	info := st.pass.TypesInfo
+	assigns := func(n ast.Node) (rhs ast.Expr, ok bool) {
+		as, isAssign := n.(*ast.AssignStmt)
+		if !isAssign {
+			return nil, false
+		}
+		for i, l := range as.Lhs {
+			if analysisutil.SamePath(info, l, sel) {
+				if len(as.Lhs) == len(as.Rhs) {
+					return as.Rhs[i], true
+				}
+				if i == 0 && len(as.Rhs) == 1 {
+					return as.Rhs[0], true // ctx, cancel := context.WithCancel(...)
+				}
+				return nil, true
+			}
+		}
+		return nil, false
+	}
+	n := 0
+	fromCaller := true
+	ast.Inspect(f.Body, func(x ast.Node) bool {
+		if rhs, ok := assigns(x); ok {
+			n++
+			fromCaller = fromCaller && rhs != nil && st.derivesFrom(rhs, caller, 0)
+		}
+		return fromCaller
+	})
+	if n == 0 || !fromCaller {
+		return false
+	}
+	node := at.Node()
+	_, reached := g.Reaches(g.Entry(), func(x ast.Node) bool { return x == node }, func(x ast.Node) bool {
+		_, ok := assigns(x)
+		return ok
+	})
+	return !reached
+}
+
+// derivesFrom reports whether the context e is the caller's context c or
+// derived from it by the context package (not WithoutCancel, which keeps
+// only its values).
+func (st *state) derivesFrom(e ast.Expr, c ctxflow.Context, depth int) bool {
+	info := st.pass.TypesInfo
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return c.Kind == ctxflow.ParamContext && info.ObjectOf(x) == c.Obj
+	case *ast.CallExpr:
+		fn := analysisutil.Callee(info, x)
+		if sel, ok := ast.Unparen(x.Fun).(*ast.SelectorExpr); ok && analysisutil.IsMethod(fn, "net/http", "Request", "Context") {
+			id, ok := ast.Unparen(sel.X).(*ast.Ident)
+			return ok && c.Kind == ctxflow.RequestContext && info.ObjectOf(id) == c.Obj
+		}
+		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" || fn.Name() == "WithoutCancel" || len(x.Args) == 0 || depth > 8 {
+			return false
+		}
+		return analysisutil.IsContext(info.TypeOf(x.Args[0])) && st.derivesFrom(x.Args[0], c, depth+1)
+	}
+	return false
 }
 
 // neverEnds reports whether every value the package stores in the context

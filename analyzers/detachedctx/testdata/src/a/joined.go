@@ -97,3 +97,46 @@ func (s *bgStore) Delete(ctx context.Context, id int) error {
 	}
 	return fetchID(s.ctx, id+1)
 }
+
+// Start stores its caller's context and then runs under the field: on
+// every path the field holds the caller's context there.
+func (s *store) Start(ctx context.Context) error {
+	s.ctx = ctx
+	return fetchID(s.ctx, 1)
+}
+
+// StartDerived stores a context derived from its caller's.
+func (s *store) StartDerived(ctx context.Context, short bool) error {
+	if short {
+		var cancel context.CancelFunc
+		s.ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+	} else {
+		s.ctx = context.WithValue(ctx, storeKey{}, 1)
+	}
+	return fetchID(s.ctx, 2)
+}
+
+type storeKey struct{}
+
+// StartMaybe stores the caller's context on one path only: on the other
+// the field still holds whatever an earlier call left in it.
+func (s *store) StartMaybe(ctx context.Context, reset bool) error {
+	if reset {
+		s.ctx = ctx
+	}
+	return fetchID(s.ctx, 3) // want `StartMaybe is given its caller's ctx but runs fetchID under the receiver's stored context s.ctx`
+}
+
+// StartLate reads the field before it stores the caller's context.
+func (s *store) StartLate(ctx context.Context) error {
+	err := fetchID(s.ctx, 4) // want `StartLate is given its caller's ctx but runs fetchID under the receiver's stored context s.ctx`
+	s.ctx = ctx
+	return err
+}
+
+// StartDetached stores a context that keeps only the caller's values.
+func (s *store) StartDetached(ctx context.Context) error {
+	s.ctx = context.WithoutCancel(ctx)
+	return fetchID(s.ctx, 5) // want `StartDetached is given its caller's ctx but runs fetchID under the receiver's stored context s.ctx`
+}
