@@ -454,7 +454,7 @@ func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Objec
 	if u, ok := rhs.(*ast.UnaryExpr); ok && u.Op == token.ARROW && isInputChan(st.info.TypeOf(u.X)) {
 		return true
 	}
-	if call, ok := rhs.(*ast.CallExpr); ok && st.readCall(call, l) {
+	if call, ok := rhs.(*ast.CallExpr); ok && (st.readCall(call, l) || st.drains(as, call, l)) {
 		return true
 	}
 	uses := false
@@ -465,6 +465,75 @@ func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Objec
 		return !uses
 	})
 	return uses
+}
+
+// drains reports whether as takes the next element of a source that runs
+// dry (entry := w.heap.Next(now); if entry == nil { return }): call is a
+// method of a receiver from outside the loop, and a statement of the loop
+// body leaves the loop when the element is nil (or the call's boolean
+// second result is false). Each round handles a different element until
+// none is left, so the loop walks the source; it does not retry.
+func (st *state) drains(as *ast.AssignStmt, call *ast.CallExpr, l *loop) bool {
+	if len(as.Lhs) == 0 || len(as.Lhs) > 2 {
+		return false
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if s := st.info.Selections[sel]; s == nil || s.Kind() != types.MethodVal {
+		return false
+	}
+	if root := rootOf(st.info, sel.X); root == nil || inside(root.Pos(), l.body) {
+		return false
+	}
+	var elem, ok2 types.Object
+	if id, isID := as.Lhs[0].(*ast.Ident); isID {
+		elem = st.info.ObjectOf(id)
+	}
+	if len(as.Lhs) == 2 {
+		if id, isID := as.Lhs[1].(*ast.Ident); isID && isBool(st.info.TypeOf(id)) {
+			ok2 = st.info.ObjectOf(id)
+		}
+	}
+	// dry reports whether cond holds when the source is empty.
+	var dry func(cond ast.Expr) bool
+	dry = func(cond ast.Expr) bool {
+		switch c := ast.Unparen(cond).(type) {
+		case *ast.BinaryExpr:
+			switch c.Op {
+			case token.LOR:
+				return dry(c.X) || dry(c.Y)
+			case token.EQL:
+				id, isID := ast.Unparen(c.X).(*ast.Ident)
+				return isID && elem != nil && st.info.ObjectOf(id) == elem && st.isNil(c.Y)
+			}
+		case *ast.UnaryExpr:
+			id, isID := ast.Unparen(c.X).(*ast.Ident)
+			return c.Op == token.NOT && isID && ok2 != nil && st.info.ObjectOf(id) == ok2
+		}
+		return false
+	}
+	for _, stmt := range l.body.List {
+		ifs, isIf := stmt.(*ast.IfStmt)
+		if !isIf || ifs.Init != nil || ifs.Pos() < as.End() || len(ifs.Body.List) == 0 || !dry(ifs.Cond) {
+			continue
+		}
+		switch last := ifs.Body.List[len(ifs.Body.List)-1].(type) {
+		case *ast.ReturnStmt:
+			return true
+		case *ast.BranchStmt:
+			if last.Tok == token.BREAK && (last.Label == nil || !inside(st.info.Uses[last.Label].Pos(), l.body)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isBool(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
 }
 
 // readCall reports whether call reads the next item from a reader made

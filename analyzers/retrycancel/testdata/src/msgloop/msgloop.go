@@ -325,3 +325,67 @@ func WatchEndpoints(ctx context.Context, c *conn, rl *limiter) {
 		}
 	}
 }
+
+type entry struct{ key string }
+
+type expiry struct{ queue []*entry }
+
+// Next pops the next due entry, or returns nil.
+func (q *expiry) Next(now time.Time) *entry {
+	if len(q.queue) == 0 {
+		return nil
+	}
+	e := q.queue[0]
+	q.queue = q.queue[1:]
+	return e
+}
+
+// Pop returns the next entry and whether there was one.
+func (q *expiry) Pop() (*entry, bool) {
+	e := q.Next(time.Now())
+	return e, e != nil
+}
+
+func expire(ctx context.Context, key string) error { return ctx.Err() }
+
+// Clean: each round pops a different entry and the loop ends when the
+// queue runs dry; a failed deletion is logged and the next entry handled.
+func DrainExpired(ctx context.Context, q *expiry) {
+	now := time.Now()
+	for {
+		e := q.Next(now)
+		if e == nil {
+			return
+		}
+		if err := expire(ctx, e.key); err != nil {
+			logf("expire %s: %v", e.key, err)
+		}
+	}
+}
+
+// Clean: the same with a comma-ok pop and a break.
+func DrainPopped(ctx context.Context, q *expiry) {
+	for {
+		e, ok := q.Pop()
+		if !ok {
+			break
+		}
+		if err := expire(ctx, e.key); err != nil {
+			logf("expire %s: %v", e.key, err)
+		}
+	}
+}
+
+// The entry is fetched each round but the loop never leaves when the
+// source is empty: it retries the same key until the context's end, and
+// then forever.
+func RetryFirst(ctx context.Context, q *expiry) {
+	for { // want `this retry loop in RetryFirst calls expire again after it fails without checking ctx`
+		e := q.queue[0]
+		if err := expire(ctx, e.key); err != nil {
+			logf("expire %s: %v", e.key, err)
+			continue
+		}
+		return
+	}
+}
