@@ -131,7 +131,10 @@
 // (`for i < 2 && retryable(err)`); loops over collections, bound calls
 // inside a nested walk over a collection, and bound calls whose arguments
 // are loop-carried (declared outside the loop and assigned inside it: a
-// walk over pages or versions, not a retry) (swallowcancel's business);
+// walk over pages or versions, not a retry) or taken each round from a
+// source the loop drains (`e := q.Next(now); if e == nil { return }`: a
+// different element every round until none is left) (swallowcancel's
+// business);
 // calls on a root context (context.Background(): detachedctx's business); loops
 // whose only context is a local context.Background() or TODO(), or a
 // local WithCancel of one whose cancel function only a defer calls (it
