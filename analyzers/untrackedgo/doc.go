@@ -102,8 +102,9 @@
 // handler looked up) whose arguments hand it neither the receiver nor a
 // WaitGroup. The shutdown's Wait returns while it still runs.
 //
-// And it reports a goroutine that never ends, started by a method of a type
-// with a Close, Stop, Shutdown or GracefulStop method: no path through its
+// And it reports a goroutine that never ends, started by a method or a
+// constructor (a function returning the type) of a type with a Close,
+// Stop, Shutdown or GracefulStop method: no path through its
 // body (the literal, or the method of the package it runs) reaches an end,
 // counting a range over a ticker's or timer's channel (t.C, time.Tick) as
 // endless, since Stop does not close C. The shutdown cannot reach it, so

@@ -118,8 +118,8 @@ func untrackedByType(g *goroutines.Goroutine) analysis.Diagnostic {
 	}
 }
 
-// endless reports a goroutine that never ends, of a type whose shutdown
-// method therefore cannot end it.
+// endless reports a goroutine that never ends, started by a method or a
+// constructor of a type whose shutdown method therefore cannot end it.
 func endless(g *goroutines.Goroutine) analysis.Diagnostic {
 	e := g.Endless
 	why := "no path through it returns"
@@ -133,7 +133,7 @@ func endless(g *goroutines.Goroutine) analysis.Diagnostic {
 				g.Owner.Name(), why, e.Context.Name(), g.Owner.Name()),
 		}
 	}
-	typ := types.TypeString(deref(g.Owner.Sig.Recv().Type()), func(*types.Package) string { return "" })
+	typ := types.TypeString(deref(e.Shutdown.Type().(*types.Signature).Recv().Type()), func(*types.Package) string { return "" })
 	d := analysis.Diagnostic{
 		Pos: g.Start.Pos(), End: startEnd(g),
 		Message: fmt.Sprintf("goroutine started by %s never ends: %s, so %s.%s cannot stop it and it keeps running after the %s is shut down",

@@ -10,8 +10,9 @@ import (
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
-// Endless is a goroutine that no path through ends, started by a method of
-// a type that has a shutdown method (the shutdown cannot end it), or by a
+// Endless is a goroutine that no path through ends, started by a method or
+// a constructor of a type that has a shutdown method (the shutdown cannot
+// end it), or by a
 // function given a context (canceling the context cannot end it).
 type Endless struct {
 	// Shutdown is the receiver type's method that claims to end what the
@@ -53,6 +54,14 @@ func (a *analysis) endless(o *owner, g *Goroutine) *Endless {
 	var shutdown *types.Func
 	if recv := o.fn.Sig.Recv(); recv != nil {
 		shutdown = shutdownMethod(recv.Type(), o.fn.Obj)
+	} else {
+		// A constructor: the shutdown method of the type it returns
+		// (NewCache() *Cache, whose Close claims to stop the refresher).
+		for i := range o.fn.Sig.Results().Len() {
+			if shutdown = shutdownMethod(o.fn.Sig.Results().At(i).Type(), o.fn.Obj); shutdown != nil {
+				break
+			}
+		}
 	}
 	var ctxParam *types.Var
 	if shutdown == nil {

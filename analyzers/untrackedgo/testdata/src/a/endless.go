@@ -147,3 +147,50 @@ func (a *announcer) StartIgnoring(_ context.Context) {
 		}
 	}()
 }
+
+// newRefresher is a constructor: the refresher's Stop claims to end what
+// it starts, and cannot end a loop over the ticker's channel.
+func newRefresher(every time.Duration) *refresher {
+	r := &refresher{every: every, quit: make(chan struct{})}
+	t := time.NewTicker(every)
+	go func() { // want `goroutine started by newRefresher never ends: its loop ranges over t.C, which is never closed \(Stop does not close a ticker's channel\), so refresher.Stop cannot stop it and it keeps running after the refresher is shut down`
+		for range t.C {
+			r.n++
+		}
+	}()
+	return r
+}
+
+// newWatchingRefresher's goroutine returns when Stop closes quit.
+func newWatchingRefresher(every time.Duration) *refresher {
+	r := &refresher{every: every, quit: make(chan struct{})}
+	t := time.NewTicker(every)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer t.Stop()
+		for {
+			select {
+			case <-r.quit:
+				return
+			case <-t.C:
+				r.n++
+			}
+		}
+	}()
+	return r
+}
+
+type gauge struct{ n int }
+
+// newGauge returns a type with no shutdown method: nothing claims to end
+// the goroutine (untracked by another rule, if at all).
+func newGauge(every time.Duration) *gauge {
+	g := &gauge{}
+	go func() {
+		for range time.Tick(every) {
+			g.n++
+		}
+	}()
+	return g
+}
