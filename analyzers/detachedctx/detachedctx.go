@@ -16,7 +16,6 @@ import (
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 	"github.com/cancelcheck/cancelcheck/passes/directives"
-	flowpass "github.com/cancelcheck/cancelcheck/passes/flow"
 	paths "github.com/cancelcheck/cancelcheck/passes/flow"
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
@@ -36,7 +35,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "detachedctx",
 		Doc:      analysisutil.MustExtractDoc(doc, "detachedctx"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/detachedctx.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, goroutines.Analyzer, directives.Analyzer, paths.Analyzer, flowpass.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, goroutines.Analyzer, directives.Analyzer, paths.Analyzer},
 		Run:      analysisutil.Finishing((&checker{cfg}).run),
 	}
 }
@@ -53,7 +52,6 @@ type state struct {
 	ins   *inspector.Inspector
 	gos   *goroutines.Lazy
 	paths *paths.Result
-	flow  *flowpass.Result
 	// rootCalls are the (function, callee) pairs checkMakesRoot reported.
 	rootCalls map[rootCall]bool
 	// rootFindings are checkMakesRoot's findings, one per root context
@@ -79,7 +77,6 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		ins:   pass.ResultOf[inspect.Analyzer].(*inspector.Inspector),
 		gos:   pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy),
 		paths: pass.ResultOf[paths.Analyzer].(*paths.Result),
-		flow:  pass.ResultOf[flowpass.Analyzer].(*flowpass.Result),
 	}
 	rep := analysisutil.NewReporter(pass)
 	for cur := range st.ins.Root().Preorder((*ast.CallExpr)(nil), (*ast.SelectorExpr)(nil)) {

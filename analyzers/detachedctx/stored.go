@@ -97,7 +97,7 @@ func (st *state) checkStoredContext(cfg Config, cur inspector.Cursor, sel *ast.S
 // from the caller's (s.ctx = ctx, s.ctx, s.cancel = context.WithCancel(ctx)),
 // and every path from its entry to sel passes one of those assignments.
 func (st *state) holdsCaller(f *ctxflow.Func, sel *ast.SelectorExpr, caller ctxflow.Context) bool {
-	g := st.flow.Func(f.Node)
+	g := st.paths.Func(f.Node)
 	if g == nil {
 		return false
 	}

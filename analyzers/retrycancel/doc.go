@@ -118,7 +118,10 @@
 // checks its context parameter and returns no error, known across packages by
 // the checksContext fact); a loop that leaves on the bound call's error
 // (returns it, wraps it, or returns or breaks under `err != nil` or an
-// unknown classifier such as `!retryable(err)`); a loop whose every round
+// unknown classifier such as `!retryable(err)`: a predicate whose body
+// says true for a cancellation, such as one that retries every error but
+// a permanent one, is known, by ctxflow's ClassifiesCancel fact, not to
+// leave then); a loop whose every round
 // passes a branch taken only for a specific other error (`errors.As(err,
 // &pgErr) && pgErr.Code == "40P01"`, `errors.Is(err, ErrBusy)`) leaves at
 // the first failure after the context ends, so only a wait under way is

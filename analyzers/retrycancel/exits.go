@@ -252,6 +252,10 @@ func (st *state) classify(cond ast.Expr, then bool) guard {
 			}
 		}
 	case *ast.Ident:
+		if c := st.classified[st.info.ObjectOf(e)]; c != nil {
+			// retry, wait := shouldRetry(attempt, err); if !retry { ... }
+			return classifierGuard(c, then)
+		}
 		if st.verdicts[st.info.ObjectOf(e)] {
 			// if !retry { return err }: the bound call's own verdict on
 			// its error, which may well be false on cancellation.
@@ -268,11 +272,34 @@ func (st *state) classify(cond ast.Expr, then bool) guard {
 			}
 			return guardFinal
 		}
+		if c := st.res.ClassifierOf(fn); c != nil && c.Param < len(e.Args) && st.mentionsCarrier(e.Args[c.Param]) {
+			return classifierGuard(c, then)
+		}
 		// An unknown classifier (retryable(err), isPermanent(err)): it may
 		// well stop on cancellation; precision first.
 		return guardFinal
 	}
 	return guardOther
+}
+
+// classifierGuard says when the branch of a classifier's verdict (then: it
+// said true) is taken: on every end of the context when the classifier's
+// verdict on both Canceled and DeadlineExceeded selects it, not on some
+// end when its verdict on one of them selects the other branch (a retry
+// predicate that says true for a cancellation), and, like an unknown
+// classifier, final otherwise.
+func classifierGuard(c *ctxflow.ClassifiesCancel, then bool) guard {
+	want, other := ctxflow.VerdictTrue, ctxflow.VerdictFalse
+	if !then {
+		want, other = other, want
+	}
+	switch {
+	case c.OnCanceled == want && c.OnDeadline == want:
+		return guardFinal
+	case c.OnCanceled == other || c.OnDeadline == other:
+		return guardSpecific
+	}
+	return guardFinal
 }
 
 func (st *state) isNil(e ast.Expr) bool {

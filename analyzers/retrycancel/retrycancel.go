@@ -50,16 +50,19 @@ var Analyzer = New(Config{})
 type checker struct{ cfg Config }
 
 type state struct {
-	pass      *analysis.Pass
-	info      *types.Info
-	res       *ctxflow.Result
-	graphs    *flow.Result
-	ins       *inspector.Inspector
-	rep       *analysisutil.Reporter
-	anyErr    bool                   // while judging exits: any error variable counts
-	verdicts  map[types.Object]bool  // while judging exits: bool results of bound calls
-	boundErr  map[types.Object]bool  // while judging exits: error variables bound calls assign
-	loopCalls map[*ast.CallExpr]bool // while judging exits: the loop's bound calls
+	pass     *analysis.Pass
+	info     *types.Info
+	res      *ctxflow.Result
+	graphs   *flow.Result
+	ins      *inspector.Inspector
+	rep      *analysisutil.Reporter
+	anyErr   bool                  // while judging exits: any error variable counts
+	verdicts map[types.Object]bool // while judging exits: bool results of bound calls
+	// classified: while judging exits, bool variables holding a
+	// classifier's verdict on a bound call's error.
+	classified map[types.Object]*ctxflow.ClassifiesCancel
+	boundErr   map[types.Object]bool  // while judging exits: error variables bound calls assign
+	loopCalls  map[*ast.CallExpr]bool // while judging exits: the loop's bound calls
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -173,11 +176,12 @@ func (st *state) judgeExits(l *loop) {
 func (st *state) judging(l *loop) func() {
 	st.anyErr = len(l.bound) == 0
 	st.verdicts, st.boundErr = st.boundResults(l)
+	st.classified = st.classifiedResults(l)
 	st.loopCalls = make(map[*ast.CallExpr]bool, len(l.bound))
 	for _, c := range l.bound {
 		st.loopCalls[c] = true
 	}
-	return func() { st.anyErr, st.verdicts, st.boundErr, st.loopCalls = false, nil, nil, nil }
+	return func() { st.anyErr, st.verdicts, st.boundErr, st.loopCalls, st.classified = false, nil, nil, nil, nil }
 }
 
 // boundResults returns the bool and error variables assigned from a bound
@@ -212,6 +216,29 @@ func (st *state) boundResults(l *loop) (verdicts, errs map[types.Object]bool) {
 		}
 	}
 	return verdicts, errs
+}
+
+// classifiedResults returns the bool variables the loop assigns from a
+// classifier of an error that may carry cancellation (retry, wait :=
+// e.determineRetry(attempt, resp, err)), with the classifier's fact.
+func (st *state) classifiedResults(l *loop) map[types.Object]*ctxflow.ClassifiesCancel {
+	var out map[types.Object]*ctxflow.ClassifiesCancel
+	for _, as := range l.callAssigns {
+		call := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		c := st.res.ClassifierOf(analysisutil.Callee(st.info, call))
+		if c == nil || c.Param >= len(call.Args) || c.Result >= len(as.Lhs) || !st.mentionsCarrier(call.Args[c.Param]) {
+			continue
+		}
+		if id, ok := as.Lhs[c.Result].(*ast.Ident); ok {
+			if obj := st.info.ObjectOf(id); obj != nil {
+				if out == nil {
+					out = make(map[types.Object]*ctxflow.ClassifiesCancel)
+				}
+				out[obj] = c
+			}
+		}
+	}
+	return out
 }
 
 // sleep is an uninterruptible wait in a loop.

@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil)},
 	Run:        run,
 }
 
@@ -112,6 +112,9 @@ type Result struct {
 	// ctxErrFuncs holds the package's functions whose error is a context
 	// parameter's Err (see ReturnsCtxErr).
 	ctxErrFuncs map[*types.Func]*ReturnsCtxErr
+	// classifiers holds the package's predicates of an error with a
+	// verdict on a cancellation (see ClassifiesCancel).
+	classifiers map[*types.Func]*ClassifiesCancel
 	// groupAssigns lists the constructor calls assigned to local group
 	// variables (*errgroup.Group, *scope.Scope); nil for any other value.
 	groupAssigns map[types.Object][]*ast.CallExpr
@@ -352,6 +355,7 @@ func run(pass *analysis.Pass) (any, error) {
 		r.computeCtxErrFuncs(pass, rets)
 		r.computeCheckers(pass)
 	}
+	r.computeClassifiers(pass)
 	r.computeRoots(pass)
 	r.computeRootContexts(pass)
 	r.computeStorers(pass)

@@ -70,4 +70,14 @@
 // that end in time.Sleep (a backoff that cannot be interrupted). Both were
 // retrycancel's; they live here so that a package vetted only for its
 // facts runs no reporting check.
+//
+// The ClassifiesCancel fact marks predicates of an error (a function with
+// an error parameter and a bool result that reads the error:
+// shouldRetry(status, err), isTransient(err)) with their verdict when the
+// error is context.Canceled and when it is DeadlineExceeded, each true,
+// false or unknown, read off the body's paths under that error: `err !=
+// nil` holds, errors.Is holds only for that sentinel, errors.As only for an
+// interface target the sentinel implements (DeadlineExceeded is a
+// net.Error), and other conditions go either way. retrycancel asks it of
+// the classifiers its loops exit on (Result.ClassifierOf).
 package ctxflow
