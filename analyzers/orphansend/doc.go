@@ -36,8 +36,10 @@
 // of its range on the value it wanted) leaves the producer blocked on its
 // next send forever; the fix wraps the send in a select that returns once
 // the context is done (callers cancel it when they stop). Functions with
-// no context to watch, and channels the function itself receives from,
-// are not streams.
+// no context to watch, channels the function itself receives from, and
+// buffered channels whose producer sends at most once per run (no path
+// from a send reaches another: an error channel of capacity 1 whose send
+// is followed by a return) are not streams.
 //
 // And a registered reply channel: a function makes an unbuffered channel,
 // registers it in a map field or package map (`c.pending[id] = done`, or

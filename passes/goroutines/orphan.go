@@ -326,22 +326,30 @@ func (a *analysis) sendsOnce(u *chanUse, senders []*Goroutine) bool {
 		if len(sends) <= 1 {
 			continue
 		}
-		graph := a.bodyGraph(g)
-		if graph == nil {
+		if !sendsApart(a.bodyGraph(g), sends) {
 			return false
 		}
-		isSend := func(n ast.Node) bool {
-			s, ok := n.(*ast.SendStmt)
-			return ok && slices.Contains(sends, s)
+	}
+	return true
+}
+
+// sendsApart reports whether no path of graph from one of sends reaches
+// one of them again: each run of the function makes at most one of them.
+func sendsApart(graph *flow.Graph, sends []*ast.SendStmt) bool {
+	if graph == nil {
+		return false
+	}
+	isSend := func(n ast.Node) bool {
+		s, ok := n.(*ast.SendStmt)
+		return ok && slices.Contains(sends, s)
+	}
+	for _, s := range sends {
+		p, ok := graph.Locate(s)
+		if !ok {
+			return false
 		}
-		for _, s := range sends {
-			p, ok := graph.Locate(s)
-			if !ok {
-				return false
-			}
-			if _, again := graph.Reaches(p.Next(), isSend, nil); again {
-				return false
-			}
+		if _, again := graph.Reaches(p.Next(), isSend, nil); again {
+			return false
 		}
 	}
 	return true

@@ -110,9 +110,31 @@ func (a *analysis) streams(o *owner) {
 		if !ok || sender == nil || send == nil || a.usedByOwner(v, o) {
 			continue
 		}
+		if k, ok := a.capacity(mk); ok && k >= 1 && sendsApart(a.bodyGraph(sender), a.litSends(sender.Lit, v)) {
+			// errc := make(chan error, 1); ... errc <- err; return: the
+			// one value fits the buffer whether or not anyone reads it.
+			continue
+		}
 		sender.Orphaned = true
 		a.res.Streams = append(a.res.Streams, &Stream{Make: mk, Chan: v, Owner: o.fn, Ctx: ctx, Sender: sender, Send: send, Return: ret})
 	}
+}
+
+// litSends returns the sends on v of lit outside nested literals.
+func (a *analysis) litSends(lit *ast.FuncLit, v *types.Var) []*ast.SendStmt {
+	var sends []*ast.SendStmt
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.SendStmt:
+			if id, ok := ast.Unparen(n.Chan).(*ast.Ident); ok && a.info.Uses[id] == v {
+				sends = append(sends, n)
+			}
+		}
+		return true
+	})
+	return sends
 }
 
 // isMake reports whether e is make(chan T) or make(chan T, n).

@@ -79,3 +79,62 @@ func collectAll(ctx context.Context, items []string) []string {
 	}
 	return out
 }
+
+type page struct {
+	items []int
+	next  string
+}
+
+func scan(ctx context.Context, start string) (page, error) { return page{}, ctx.Err() }
+
+// scanAll's error channel has room for the one error it ever gets: the
+// send is the goroutine's last, so it never waits, read or not.
+func scanAll(ctx context.Context) (<-chan int, <-chan error) {
+	items := make(chan int)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(errc)
+		defer close(items)
+		var start string
+		for {
+			p, err := scan(ctx, start)
+			if err != nil {
+				errc <- err
+				return
+			}
+			for _, it := range p.items {
+				select {
+				case items <- it:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if p.next == "" {
+				return
+			}
+			start = p.next
+		}
+	}()
+	return items, errc
+}
+
+// scanWarn can send a warning on every page: more values than the
+// buffer holds.
+func scanWarn(ctx context.Context) <-chan error {
+	warnc := make(chan error, 1)
+	go func() {
+		defer close(warnc)
+		var start string
+		for {
+			p, err := scan(ctx, start)
+			if err != nil {
+				warnc <- err // want `this send on warnc, which scanWarn returns to its caller, waits for a receiver with no way out`
+			}
+			if p.next == "" {
+				return
+			}
+			start = p.next
+		}
+	}()
+	return warnc
+}
