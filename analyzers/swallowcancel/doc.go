@@ -195,8 +195,10 @@
 //   - loops that retry the same work (analysisutil.IsRetryLoop): retrycancel
 //     reports those, and drops and logged errors in a collection loop
 //     nested in a retry loop that never tests its context; loops that test
-//     the context themselves, or are followed by such a test (return
-//     ctx.Err() after the loop);
+//     the context themselves, or whose end reaches such a test on every
+//     path to a return (return ctx.Err() after the loop; an enclosing
+//     loop whose select on ctx.Done() comes before any return): the
+//     cancellation is reported, late by the rest of the collection;
 //   - a logged error in a range over a channel, in a function or literal
 //     with no error result: a stream forwarder has nothing to return, and
 //     the stream ends when its sender closes it;

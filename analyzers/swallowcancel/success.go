@@ -234,21 +234,25 @@ func sourceAssign(cur inspector.Cursor, n *ast.IfStmt, v *types.Var, info *types
 	return nil, nil
 }
 
-// checksAfterLoop reports whether the function tests its context after the
-// loop (return ctx.Err()): the cancellation is reported, only late.
+// checksAfterLoop reports whether the function tests its context on every
+// path from the loop's end to a return, with one such path at least
+// (return ctx.Err() after the loop; an enclosing loop whose next round
+// tests it before it can return): the cancellation is reported, only late,
+// and the churn is bounded by the rest of the collection.
 func (s *state) checksAfterLoop(cur inspector.Cursor, f *ctxflow.Func, loop ast.Stmt) bool {
-	for c := cur; c.Node() != f.Body; c = c.Parent() {
-		if c.Node() != loop {
-			continue
-		}
-		for sib, ok := c.NextSibling(); ok; sib, ok = sib.NextSibling() {
-			if s.res.ChecksCancel(sib.Node()) {
-				return true
-			}
-		}
+	g := s.graphs.Func(f.Node)
+	if g == nil {
 		return false
 	}
-	return false
+	p, ok := g.LoopDone(loop)
+	if !ok {
+		return false
+	}
+	check := func(n ast.Node) bool { return s.res.ChecksCancel(n) }
+	if _, ok := g.Reaches(p, check, nil); !ok {
+		return false
+	}
+	return g.OnEveryPath(p, check)
 }
 
 // endsInSuccess reports whether the function, after the statement at cur,

@@ -429,6 +429,19 @@ func (g *Graph) LoopHead(loop ast.Stmt) *cfg.Block {
 	return body
 }
 
+// LoopDone returns the point where control goes on after loop (a
+// *ast.ForStmt or *ast.RangeStmt) ends normally, by its condition, the end
+// of its range or a break; false when nothing follows it that way (a for
+// {} without a break).
+func (g *Graph) LoopDone(loop ast.Stmt) (Point, bool) {
+	for _, b := range g.CFG.Blocks {
+		if b.Stmt == loop && (b.Kind == cfg.KindForDone || b.Kind == cfg.KindRangeDone) && b.Live {
+			return Point{b, 0}, true
+		}
+	}
+	return Point{}, false
+}
+
 // LoopBlocks returns the blocks of the natural loop of head: those on some
 // cycle through it (reachable from head, and reaching it).
 func (g *Graph) LoopBlocks(head *cfg.Block) []bool {

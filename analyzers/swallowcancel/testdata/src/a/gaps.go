@@ -274,8 +274,10 @@ func resyncForever(ctx context.Context) {
 	}
 }
 
-// The outer retry loop stops on cancellation, but the inner loop over the
-// keys still works on after it: this check's.
+// The outer loop stops on cancellation: every path from the inner loop's
+// end passes its select on ctx.Done() before it can return, so the
+// cancellation is seen, late by the rest of the keys, and nothing is
+// reported as done (issue 15: bounded churn is not a swallow).
 func resyncUntilDone(ctx context.Context, tick <-chan int) {
 	for {
 		select {
@@ -285,11 +287,51 @@ func resyncUntilDone(ctx context.Context, tick <-chan int) {
 		}
 		ks, _ := listKeys(ctx)
 		for _, k := range ks {
+			if err := store.Put(ctx, k, "v"); err != nil {
+				log.Printf("put %s: %v", k, err)
+			}
+		}
+	}
+}
+
+// resyncEveryTick's outer loop never looks at ctx: after cancellation every
+// round fails once per key, forever.
+func resyncEveryTick(ctx context.Context, tick <-chan int) {
+	for range tick {
+		ks, _ := listKeys(ctx)
+		for _, k := range ks {
 			if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so the loop over ks goes on`
 				log.Printf("put %s: %v", k, err)
 			}
 		}
 	}
+}
+
+// resyncSome tests the context after the loop on one path only: on the
+// other the cancellation is lost.
+func resyncSome(ctx context.Context, ks []string, verify bool) error {
+	for _, k := range ks {
+		if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged, so the loop over ks goes on`
+			log.Printf("put %s: %v", k, err)
+		}
+	}
+	if verify {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// resyncChecked tests the context on every path after the loop.
+func resyncChecked(ctx context.Context, ks []string) error {
+	for _, k := range ks {
+		if err := store.Put(ctx, k, "v"); err != nil {
+			log.Printf("put %s: %v", k, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return nil
 }
 
 // walkFiles yields each path under roots, or the context's error once it
