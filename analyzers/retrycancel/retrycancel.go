@@ -277,6 +277,10 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 		}
 	}
 	st.scan(cur, l)
+	if cc, x := st.spinArm(l); cc != nil {
+		st.reportSpin(l, cc, x)
+		return
+	}
 	st.dropWalks(l)
 	st.judgeExits(l)
 	st.observeRounds(l)

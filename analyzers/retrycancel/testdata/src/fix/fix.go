@@ -97,3 +97,24 @@ func Beat(ctx context.Context, c *Client) error {
 		<-t.C // want `<-t.C ignores ctx and the loop never checks it`
 	}
 }
+
+func Pump(ctx context.Context, in <-chan int, out chan<- int) error {
+	for {
+		select {
+		case <-ctx.Done(): // want `this case <-ctx.Done\(\) does not leave the loop in Pump`
+			log.Print("stopping")
+		case v := <-in:
+			out <- v
+		}
+	}
+}
+
+func Pet(ctx context.Context, tick <-chan time.Time) {
+	for {
+		select {
+		case <-ctx.Done(): // want `this case <-ctx.Done\(\) does not leave the loop in Pet`
+		case <-tick:
+			log.Print("pet")
+		}
+	}
+}

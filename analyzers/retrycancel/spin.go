@@ -1,0 +1,181 @@
+package retrycancel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/cfg"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+)
+
+// spinArm returns a `case <-ctx.Done():` clause of a select of l (not of
+// a nested loop) that cannot leave the loop: every path from it goes back
+// to the loop's head, and nothing on it waits. Once ctx has ended its
+// receive is always ready, so every round takes it at once and the loop
+// spins, running the clause over and over. Not a spin: a clause that
+// waits for something else (a receive, a send, a select, a sleep, a
+// Wait), a loop that reassigns the context or its Done channel (done =
+// nil, ctx = next), a context made inside the loop.
+func (st *state) spinArm(l *loop) (*ast.CommClause, ast.Expr) {
+	g := st.graphs.Func(l.f.Node)
+	if g == nil {
+		return nil, nil
+	}
+	var head *cfg.Block
+	var in []bool
+	for _, cc := range l.comms {
+		if cc.Comm == nil || !ownSelect(l.body, cc) {
+			continue
+		}
+		x := st.res.DoneContext(cc.Comm)
+		if x == nil || st.res.Detached(x) {
+			continue
+		}
+		if root := rootOf(st.info, x); root == nil || inside(root.Pos(), l.body) || st.assignedIn(l.body, root) {
+			continue
+		}
+		if ch := analysisutil.Received(cc.Comm); ch != nil {
+			if root := rootOf(st.info, ch); root != nil && st.assignedIn(l.body, root) {
+				continue // done = nil: the loop stops listening
+			}
+		}
+		if st.waits(cc.Body) {
+			continue
+		}
+		body := caseBody(g.CFG, cc)
+		if body == nil {
+			continue
+		}
+		if head == nil {
+			if head = g.LoopHead(l.stmt); head == nil {
+				return nil, nil
+			}
+			in = g.LoopBlocks(head)
+		}
+		if !leavesLoop(body, in) {
+			return cc, x
+		}
+	}
+	return nil, nil
+}
+
+// leavesLoop reports whether some path from b reaches a block outside the
+// loop's blocks in, or one that ends the function (a return, a panic; not
+// the block after a select's last case, which stands for waiting forever).
+func leavesLoop(b *cfg.Block, in []bool) bool {
+	seen := make([]bool, len(in))
+	stack := []*cfg.Block{b}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[x.Index] {
+			continue
+		}
+		seen[x.Index] = true
+		if len(x.Succs) == 0 && x.Kind == cfg.KindSelectAfterCase {
+			continue // no case ready: the select waits forever
+		}
+		if !in[x.Index] || len(x.Succs) == 0 {
+			return true
+		}
+		stack = append(stack, x.Succs...)
+	}
+	return false
+}
+
+// ownSelect reports whether the clause cc belongs to a select of the loop
+// body itself, not of a nested loop or function literal.
+func ownSelect(body *ast.BlockStmt, cc *ast.CommClause) bool {
+	own := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		if !own || n == nil || n.End() <= cc.Pos() || n.Pos() > cc.Pos() {
+			return own
+		}
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.FuncLit:
+			if n.Pos() < cc.Pos() && cc.End() <= n.End() {
+				own = false
+			}
+		}
+		return own
+	})
+	return own
+}
+
+// assignedIn reports whether body assigns obj.
+func (st *state) assignedIn(body *ast.BlockStmt, obj types.Object) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && st.info.ObjectOf(id) == obj {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// waits reports whether list waits for something: a channel operation, a
+// select, a sleep or a Wait.
+func (st *state) waits(list []ast.Stmt) bool {
+	found := false
+	for _, s := range list {
+		ast.Inspect(s, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.SendStmt, *ast.SelectStmt:
+				found = true
+			case *ast.UnaryExpr:
+				found = found || n.Op == token.ARROW
+			case *ast.RangeStmt:
+				_, isChan := st.info.TypeOf(n.X).Underlying().(*types.Chan)
+				found = found || isChan
+			case *ast.CallExpr:
+				fn := analysisutil.Callee(st.info, n)
+				found = found || analysisutil.IsFunc(fn, "time", "Sleep") || fn != nil && fn.Name() == "Wait"
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// reportSpin reports the clause spinArm found, with a fix that returns
+// from the function at its end.
+func (st *state) reportSpin(l *loop, cc *ast.CommClause, x ast.Expr) {
+	ctxExpr := types.ExprString(x)
+	d := analysis.Diagnostic{
+		Pos: cc.Pos(), End: cc.Colon + 1,
+		Message: fmt.Sprintf("this case <-%s.Done() does not leave the loop %s: once %s is done its receive is always ready, so every round takes this case at once and the loop spins, running it over and over; leave the loop here",
+			ctxExpr, l.where(), ctxExpr),
+	}
+	if e := st.env(l, cc.Pos(), ctxExpr, rootOf(st.info, x)); e != nil {
+		if ret, ok := st.ret(l, e, e.cause); ok {
+			pos := cc.Colon + 1
+			if len(cc.Body) > 0 {
+				pos = cc.Body[len(cc.Body)-1].End()
+			}
+			if tf := st.pass.Fset.File(pos); tf != nil && tf.Line(pos) < tf.LineCount() {
+				pos = tf.LineStart(tf.Line(pos)+1) - 1 // after a trailing comment
+			}
+			in := e.indent(st, cc.Pos()) + "\t"
+			edits := e.edits
+			if ret == "return" {
+				edits = nil // the cause is not spelled: no import needed
+			}
+			d.SuggestedFixes = []analysis.SuggestedFix{{
+				Message:   "Return once the context is done",
+				TextEdits: append(edits, analysis.TextEdit{Pos: pos, End: pos, NewText: []byte("\n" + in + ret)}),
+			}}
+		}
+	}
+	st.rep.Report(d)
+}
