@@ -97,10 +97,14 @@
 // its other goroutines in a WaitGroup field and waits on it (an Add or Go
 // and a Wait on the field somewhere in the package), when nothing counts
 // this one: neither its body nor a function of the package it calls
-// mentions the field, and it does not watch a stop channel or context; or
-// it runs a function value held in a local or parameter (`go h(req)`, a
-// handler looked up) whose arguments hand it neither the receiver nor a
-// WaitGroup. The shutdown's Wait returns while it still runs.
+// mentions the field, and it does not watch a stop channel or context
+// (unless the method that starts it counts its other goroutines in the
+// field itself: `c.loops.Add(2)` before three go statements), and its
+// reports on fields (`c.status <- s`) are not received by the shutdown
+// that waits; or it runs a function value held in a local or parameter
+// (`go h(req)`, a handler looked up) whose arguments hand it neither the
+// receiver nor a WaitGroup. The shutdown's Wait returns while it still
+// runs.
 //
 // And it reports a goroutine that never ends, started by a method or a
 // constructor (a function returning the type) of a type with a Close,

@@ -87,6 +87,12 @@ func (a *analysis) classify(g *Goroutine) {
 	}
 	g.SkipsDone = a.skippedDone(g, outside)
 	local := map[types.Object]bool{}
+	fieldRoots := map[types.Object]bool{}
+	for obj := range roots {
+		if v, ok := obj.(*types.Var); ok && v.IsField() {
+			fieldRoots[obj] = true
+		}
+	}
 	for obj := range roots {
 		switch {
 		case !a.declaredIn(obj, o.fn) || isParamOf(obj, o.fn):
@@ -112,6 +118,16 @@ func (a *analysis) classify(g *Goroutine) {
 		return
 	}
 	if g.Join != "" {
+		if len(fieldRoots) > 0 && len(fieldRoots) == len(roots) {
+			// It reports only on fields (s.status <- st): when its type
+			// counts its goroutines in a WaitGroup and the shutdown that
+			// waits on it receives none of those reports, the reports
+			// join nothing and the goroutine escapes the shutdown.
+			if u := a.untrackedBeside(o, g); u != nil && !a.receivesAny(u.Wait, fieldRoots) {
+				g.Untracked = u
+				return
+			}
+		}
 		// A goroutine with no way out signals nobody in the end: its
 		// deferred Done never runs, its reports on a field do not end it.
 		g.Endless = a.endless(o, g)
@@ -156,9 +172,7 @@ func (a *analysis) classify(g *Goroutine) {
 		// Nothing of the owner's is at stake; but a goroutine of a method
 		// that its type's WaitGroup does not count, when the type counts
 		// its other goroutines there, escapes the shutdown.
-		if !g.Bound {
-			g.Untracked = a.untracked(o, g)
-		}
+		g.Untracked = a.untrackedBeside(o, g)
 		if g.Untracked == nil {
 			g.Endless = a.endless(o, g)
 		}

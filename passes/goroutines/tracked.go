@@ -127,6 +127,43 @@ func (a *analysis) untracked(o *owner, g *Goroutine) *Untracked {
 	return nil
 }
 
+// untrackedBeside is untracked for g, except that a goroutine bound to a
+// stop channel or context (it ends when the type shuts down) escapes the
+// WaitGroup only when its own owner counts other goroutines in that field
+// (s.loops.Add(2); go a(); go b(); go c()): the owner means to count what
+// it starts, and leaving one out lets the shutdown's Wait return while it
+// still runs.
+func (a *analysis) untrackedBeside(o *owner, g *Goroutine) *Untracked {
+	u := a.untracked(o, g)
+	if u == nil || !g.Bound || a.addsTo(o.fn.Body, u.Field) {
+		return u
+	}
+	return nil
+}
+
+// addsTo reports whether body calls Add or Go on the WaitGroup field f.
+func (a *analysis) addsTo(body *ast.BlockStmt, f *types.Var) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok || found {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "Add" || sel.Sel.Name == "Go") {
+			if inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr); ok {
+				if s := a.info.Selections[inner]; s != nil && s.Obj() == f {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 // mentionsField reports whether n selects the field f anywhere.
 func (a *analysis) mentionsField(n ast.Node, f *types.Var) bool {
 	found := false
@@ -206,6 +243,41 @@ func (a *analysis) waitsOn(body *ast.BlockStmt, f *types.Var) bool {
 					found = true
 				}
 			}
+		}
+		return !found
+	})
+	return found
+}
+
+// receivesAny reports whether the function declared around pos (the
+// shutdown that waits on a WaitGroup) receives from one of the fields:
+// waits for a report on it, ranges over it, or selects on it.
+func (a *analysis) receivesAny(pos token.Pos, fields map[types.Object]bool) bool {
+	var body *ast.BlockStmt
+	for _, d := range a.decls {
+		if d.Body != nil && d.Body.Pos() <= pos && pos < d.Body.End() {
+			body = d.Body
+			break
+		}
+	}
+	if body == nil {
+		return true // not seen: assume it does
+	}
+	isField := func(e ast.Expr) bool {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		s := a.info.Selections[sel]
+		return s != nil && fields[s.Obj()]
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.ARROW && isField(n.X)
+		case *ast.RangeStmt:
+			found = found || isField(n.X)
 		}
 		return !found
 	})

@@ -73,3 +73,94 @@ func (p *Pool) Start() {
 	p.wg.Add(1)
 	go p.work()
 }
+
+// Client counts its socket loops in loops; Stop cancels them and waits.
+type Client struct {
+	cancel func()
+	loops  sync.WaitGroup
+	status chan int
+	done   chan struct{}
+}
+
+func (c *Client) socket(stop <-chan struct{}, out chan<- int) {
+	defer c.loops.Done()
+	select {
+	case <-stop:
+	case out <- 1:
+	}
+}
+
+// combine merges statuses until stop is closed, reporting on c.status.
+func (c *Client) combine(stop <-chan struct{}, in <-chan int) {
+	for {
+		select {
+		case <-stop:
+			return
+		case s := <-in:
+			select {
+			case c.status <- s:
+			case <-stop:
+				return
+			}
+		}
+	}
+}
+
+func (c *Client) Stop() {
+	c.cancel()
+	c.loops.Wait()
+}
+
+// Run counts two of its loops and leaves the third out: its reports on
+// c.status make Stop wait for nothing, and Stop's Wait returns while it
+// still runs.
+func (c *Client) Run(stop chan struct{}) {
+	in := make(chan int)
+	c.loops.Add(2)
+	go c.socket(stop, in)
+	go c.socket(stop, in)
+	go c.combine(stop, in) // want `goroutine started by Run is not counted in loops, which the type's other goroutines are counted in and its shutdown waits on`
+}
+
+// RunAll counts all three.
+func (c *Client) RunAll(stop chan struct{}) {
+	in := make(chan int)
+	c.loops.Add(3)
+	go c.socket(stop, in)
+	go c.socket(stop, in)
+	go func() {
+		defer c.loops.Done()
+		c.combine(stop, in)
+	}()
+}
+
+// RunWatcher counts nothing itself: its watcher ends when stop closes.
+func (c *Client) RunWatcher(stop chan struct{}, in chan int) {
+	go c.combine(stop, in)
+}
+
+// Flusher counts its workers in wg and its flusher by a report on
+// flushed, which Close receives.
+type Flusher struct {
+	wg      sync.WaitGroup
+	flushed chan struct{}
+	n       int
+}
+
+func (f *Flusher) work() { defer f.wg.Done() }
+
+func (f *Flusher) flush() {
+	f.n = 0
+	f.flushed <- struct{}{}
+}
+
+func (f *Flusher) Close() {
+	<-f.flushed
+	f.wg.Wait()
+}
+
+func (f *Flusher) Start() {
+	f.wg.Add(1)
+	go f.work()
+	go f.flush()
+}
