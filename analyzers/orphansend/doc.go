@@ -26,8 +26,12 @@
 // starts, outside any select or loop and with no close. The send completes
 // only if the caller receives, and a caller that stops waiting (a timeout,
 // a canceled context, the first of several results) strands the goroutine;
-// the fix gives the channel a buffer of 1. A stream that the goroutine
-// closes, and a send that selects on a context, are not futures.
+// the fix gives the channel a buffer of 1. So is a race for one: several
+// goroutines it starts outside its loops, each sending once on that
+// channel (a result against a timer): a caller that takes the first value
+// leaves the others blocked, and the fix gives the channel a slot per
+// sender. A stream that the goroutine closes, and a send that selects on
+// a context, are not futures.
 //
 // And a blind stream: a function with a context parameter (or request)
 // that makes a channel, returns it, and feeds it from one goroutine whose

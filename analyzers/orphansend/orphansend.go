@@ -326,13 +326,22 @@ func futureDiagnostic(f *goroutines.Future) analysis.Diagnostic {
 			{Pos: f.Return.Pos(), End: f.Return.End(), Message: owner + " hands it to its caller here"},
 		},
 	}
-	var edit analysis.TextEdit
-	if len(f.Make.Args) == 1 {
-		edit = analysis.TextEdit{Pos: f.Make.Args[0].End(), End: f.Make.Args[0].End(), NewText: []byte(", 1")}
-	} else {
-		edit = analysis.TextEdit{Pos: f.Make.Args[1].Pos(), End: f.Make.Args[1].End(), NewText: []byte("1")}
+	n := 1 + len(f.Racers)
+	if n > 1 {
+		d.Message = fmt.Sprintf("the %d goroutines %s starts race to send once each on the unbuffered channel %s it returns: a caller that takes the first value (or stops waiting) leaves the others blocked on their sends forever, so they leak; give the channel a buffer of %d",
+			n, owner, f.Path, n)
+		for _, r := range f.Racers {
+			d.Related = append(d.Related, analysis.RelatedInformation{Pos: r.Pos(), End: r.End(), Message: "another send races it here"})
+		}
 	}
-	d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Give the channel a buffer of 1", TextEdits: []analysis.TextEdit{edit}}}
+	var edit analysis.TextEdit
+	size := fmt.Sprint(n)
+	if len(f.Make.Args) == 1 {
+		edit = analysis.TextEdit{Pos: f.Make.Args[0].End(), End: f.Make.Args[0].End(), NewText: []byte(", " + size)}
+	} else {
+		edit = analysis.TextEdit{Pos: f.Make.Args[1].Pos(), End: f.Make.Args[1].End(), NewText: []byte(size)}
+	}
+	d.SuggestedFixes = []analysis.SuggestedFix{{Message: "Give the channel a buffer of " + size, TextEdits: []analysis.TextEdit{edit}}}
 	return d
 }
 

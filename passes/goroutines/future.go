@@ -22,12 +22,17 @@ type Future struct {
 	Sender *Goroutine
 	Send   *ast.SendStmt
 	Return *ast.ReturnStmt // a return that hands the channel to the caller
+	// Racers are the sends of other goroutines that race Send for the
+	// channel, each once (fn's result against a timer): a caller that
+	// takes the first value strands the rest.
+	Racers []*ast.SendStmt
 }
 
 // futures finds the futures of the owner o: for each unbuffered channel made
 // in o under a local name or a field of a local composite, returned to the
-// caller, whose only send is one statement of a goroutine literal started
-// by o (not in a loop of that literal, not a select case, no close).
+// caller, whose sends are one statement each of goroutine literals started
+// by o outside its loops (not in a loop of the literal, not a select
+// case, no close): one sender, or racers.
 func (a *analysis) futures(o *owner) {
 	type made struct {
 		call *ast.CallExpr
@@ -88,23 +93,30 @@ func (a *analysis) futures(o *owner) {
 		if ret == nil || m.root == nil || !a.declaredIn(m.root, o.fn) {
 			continue
 		}
-		var sender *Goroutine
-		var send *ast.SendStmt
-		count := 0
+		var senders []*Goroutine
+		var sends []*ast.SendStmt
+		once := true // each sender sends once
+		inLoop := false
 		for _, g := range o.gos {
 			if g.Lit == nil {
 				continue
 			}
-			for _, s := range a.sendsOn(g.Lit, m.root, m.path) {
-				count++
-				sender, send = g, s
+			ss := a.sendsOn(g.Lit, m.root, m.path)
+			if len(ss) == 0 {
+				continue
 			}
+			once = once && len(ss) == 1 && !g.Orphaned
+			inLoop = inLoop || g.Loop != nil
+			senders = append(senders, g)
+			sends = append(sends, ss...)
 		}
-		if count != 1 || sender.Orphaned || a.closes(o, m.root, m.path) {
+		if len(sends) == 0 || !once || len(sends) > 1 && inLoop || a.closes(o, m.root, m.path) {
 			continue
 		}
-		sender.Orphaned = true
-		a.res.Futures = append(a.res.Futures, &Future{Make: m.call, Path: m.path, Owner: o.fn, Sender: sender, Send: send, Return: ret})
+		for _, g := range senders {
+			g.Orphaned = true
+		}
+		a.res.Futures = append(a.res.Futures, &Future{Make: m.call, Path: m.path, Owner: o.fn, Sender: senders[0], Send: sends[0], Return: ret, Racers: sends[1:]})
 	}
 }
 

@@ -78,3 +78,16 @@ func ticks(ctx context.Context, n int) <-chan int {
 	}()
 	return ch
 }
+
+func race(d time.Duration, fn func()) <-chan bool {
+	done := make(chan bool)
+	go func() {
+		fn()
+		done <- true // want `the 2 goroutines race starts race to send once each`
+	}()
+	go func() {
+		time.Sleep(d)
+		done <- false
+	}()
+	return done
+}

@@ -79,3 +79,52 @@ func fastest(ctx context.Context, probe func(context.Context, string) error, a, 
 		return ""
 	}
 }
+
+// Timeout's two goroutines race for one unbuffered channel: the caller
+// reads the first value, and the loser blocks forever.
+func Timeout(d time.Duration, fn func()) <-chan bool {
+	done := make(chan bool)
+	go func() {
+		fn()
+		done <- true // want `the 2 goroutines Timeout starts race to send once each on the unbuffered channel done it returns: a caller that takes the first value \(or stops waiting\) leaves the others blocked on their sends forever, so they leak; give the channel a buffer of 2`
+	}()
+	go func() {
+		time.Sleep(d)
+		done <- false
+	}()
+	return done
+}
+
+// TimeoutBuffered gives both racers a slot.
+func TimeoutBuffered(d time.Duration, fn func()) <-chan bool {
+	done := make(chan bool, 2)
+	go func() {
+		fn()
+		done <- true
+	}()
+	go func() {
+		time.Sleep(d)
+		done <- false
+	}()
+	return done
+}
+
+// TimeoutSelect's racers give up once the caller has taken a value.
+func TimeoutSelect(d time.Duration, fn func()) (<-chan bool, func()) {
+	done, quit := make(chan bool), make(chan struct{})
+	go func() {
+		fn()
+		select {
+		case done <- true:
+		case <-quit:
+		}
+	}()
+	go func() {
+		time.Sleep(d)
+		select {
+		case done <- false:
+		case <-quit:
+		}
+	}()
+	return done, func() { close(quit) }
+}
