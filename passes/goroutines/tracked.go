@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 
+	"golang.org/x/tools/go/ast/inspector"
+
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
 
@@ -60,7 +62,7 @@ func (a *analysis) trackedFields() map[*types.Var]trackedField {
 				t.wait = call.Pos()
 			}
 		case "Add", "Go":
-			if !t.add.IsValid() {
+			if !t.add.IsValid() && !a.countsItself(c, f) {
 				t.add = call.Pos()
 			}
 		}
@@ -72,6 +74,44 @@ func (a *analysis) trackedFields() map[*types.Var]trackedField {
 		}
 	}
 	return a.tracked
+}
+
+// countsItself reports whether the Add at c counts the running call
+// rather than a goroutine: the function holding it (outside literals)
+// defers Done on the same field itself (h.streams.Add(1); defer
+// h.streams.Done(): the WaitGroup counts open streams, and a shutdown that
+// waits on it waits for handlers, not for goroutines).
+func (a *analysis) countsItself(c inspector.Cursor, f *types.Var) bool {
+	var body *ast.BlockStmt
+	for e := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		switch fn := e.Node().(type) {
+		case *ast.FuncDecl:
+			body = fn.Body
+		case *ast.FuncLit:
+			body = fn.Body
+		}
+		break
+	}
+	if body == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			if sel, ok := ast.Unparen(n.Call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Done" {
+				if inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr); ok {
+					if s := a.info.Selections[inner]; s != nil && s.Obj() == f {
+						found = true
+					}
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // untracked returns the WaitGroup field of the owner's receiver type that

@@ -89,7 +89,7 @@ var (
 	KindFile = &Kind{ID: "file", Noun: "file", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()", NilOnError: true,
 		Consequence: "the file descriptor stays open until a finalizer runs"}
 	KindListener = &Kind{ID: "listener", Noun: "listener", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()", NilOnError: true,
-		Consequence: "the port stays bound and its file descriptor open"}
+		Consequence: "its address (a port, a socket path) stays bound and its file descriptor open"}
 	KindServer = &Kind{ID: "server", Noun: "test server", Verb: "closed", Release: []string{"Close"}, Fix: "%s.Close()",
 		Consequence: "its listener and serving goroutines outlive the test"}
 	KindSpan = &Kind{ID: "span", Noun: "span", Verb: "ended", Release: []string{"End"}, Fix: "%s.End()",

@@ -164,3 +164,27 @@ func (f *Flusher) Start() {
 	go f.work()
 	go f.flush()
 }
+
+// Hub counts open streams in streams: each stream handler adds itself and
+// is done when it returns; Close waits for the handlers, not for
+// goroutines, so a goroutine a method starts is not its business.
+type Hub struct {
+	streams sync.WaitGroup
+	n       int
+}
+
+func (h *Hub) Stream() {
+	h.streams.Add(1)
+	defer h.streams.Done()
+	h.n++
+}
+
+func (h *Hub) Close() { h.streams.Wait() }
+
+func (h *Hub) StartCertServer(serve func() error) {
+	go func() {
+		if err := serve(); err != nil {
+			h.n = 0
+		}
+	}()
+}
