@@ -204,7 +204,9 @@
 //     the stream ends when its sender closes it;
 //   - outside loops, a drop or a logged error followed by more
 //     context-bound work or a context test: the cancellation surfaces
-//     there; and an explicit drop (`_ = cache.Delete(ctx, k)`) after
+//     there; a logged error that some path after the branch reads again
+//     before anything overwrites it (`if err != nil { log(err) }; ...; if
+//     err != nil { return err }`); and an explicit drop (`_ = cache.Delete(ctx, k)`) after
 //     context-bound work whose error was checked: a best-effort side
 //     effect of work that succeeded;
 //   - an explicit drop (`_ = c.Close(ctx, x)`) in a loop of a function with

@@ -77,7 +77,11 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 	// the cancellation is lost for good.
 	loop := enclosingLoop(cur)
 	if loop == nil {
-		if analysisutil.ErrorResult(f.Sig) < 0 || s.quiet[f] || s.laterBoundWork(cur, f) || !s.endsInSuccess(cur, f) {
+		if analysisutil.ErrorResult(f.Sig) < 0 || s.quiet[f] || s.laterBoundWork(cur, f) || !s.endsInSuccess(cur, f) ||
+			s.readLater(f, last, errVar) {
+			// ... or the error is looked at again after the branch (if err
+			// != nil { log(err) }; ...; if err != nil { return err }): it
+			// was logged, not only logged.
 			return
 		}
 		s.rep.Report(analysis.Diagnostic{

@@ -815,3 +815,34 @@ func applyUnbounded(ctx context.Context, k string, tries int) error {
 	}
 	return lastErr
 }
+
+// loggedThenReturned logs a failed pull and a failed run, and returns the
+// run's error after the block: logged, not only logged.
+func loggedThenReturned(ctx context.Context, k string, retry bool) error {
+	var err error
+	if retry {
+		err = store.Put(ctx, k, "v")
+		if err != nil {
+			log.Printf("put %s: %v", k, err)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("put %s: %w", k, err)
+	}
+	return nil
+}
+
+// loggedThenOverwritten logs the error, and the variable is overwritten
+// by a call that cannot fail with it before anyone looks again.
+func loggedThenOverwritten(ctx context.Context, k string) error {
+	var err error
+	err = store.Put(ctx, k, "v")
+	if err != nil { // want `err may carry the cancellation of ctx and is only logged, so loggedThenOverwritten goes on and returns success`
+		log.Printf("put %s: %v", k, err)
+	}
+	err = parse(k)
+	if err != nil {
+		return err
+	}
+	return nil
+}
