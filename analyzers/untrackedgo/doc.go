@@ -10,7 +10,10 @@
 // the owner Waits for, an errgroup.Group or scope.Scope (their Go methods
 // are not `go` statements), a done or result channel the owner receives from
 // on every path, or a helper known through facts to do one of these
-// ("joins via parameter N"). It is bound when it is a worker loop or a
+// ("joins via parameter N"). A WaitGroup, channel or group of another
+// owner (a parameter, a field, or a *sync.WaitGroup the owner got from a
+// call: `wg := groupOf(config)`) is that owner's to wait on. It is bound
+// when it is a worker loop or a
 // watcher that ends with a context or stop channel (`for {}` loops, ranges
 // over channels, `<-ctx.Done()`, a stop channel of the owner); a range over
 // a job channel the owner made for this call and only sends on and closes

@@ -95,7 +95,7 @@ func (a *analysis) classify(g *Goroutine) {
 	}
 	for obj := range roots {
 		switch {
-		case !a.declaredIn(obj, o.fn) || isParamOf(obj, o.fn):
+		case !a.declaredIn(obj, o.fn) || isParamOf(obj, o.fn) || a.borrowedWaitGroup(obj, o.fn):
 			g.Join = "signals " + obj.Name() + " of another owner"
 		case a.delegated(o, g, obj):
 			g.Join = "waited for by a closure or goroutine of the owner"
@@ -814,6 +814,39 @@ func (a *analysis) declaredIn(obj types.Object, f *ctxflow.Func) bool {
 		return false
 	}
 	return f.Node.Pos() <= obj.Pos() && obj.Pos() < f.Node.End()
+}
+
+// borrowedWaitGroup reports whether obj is a local *sync.WaitGroup whose
+// value the owner got from a call (wg := group(config), the caller's
+// WaitGroup handed over in its configuration): whoever made it waits on
+// it, as for a parameter.
+func (a *analysis) borrowedWaitGroup(obj types.Object, f *ctxflow.Func) bool {
+	p, ok := obj.Type().(*types.Pointer)
+	if !ok || !isWaitGroup(p.Elem()) {
+		return false
+	}
+	borrowed := false
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || borrowed {
+			return !borrowed
+		}
+		for i, l := range as.Lhs {
+			id, ok := ast.Unparen(l).(*ast.Ident)
+			if !ok || a.info.ObjectOf(id) != obj {
+				continue
+			}
+			if len(as.Lhs) != len(as.Rhs) {
+				borrowed = true // a result of a tuple-valued call
+				continue
+			}
+			if call, ok := ast.Unparen(as.Rhs[i]).(*ast.CallExpr); ok && !a.isBuiltin(call, "new") {
+				borrowed = true
+			}
+		}
+		return !borrowed
+	})
+	return borrowed
 }
 
 func isParamOf(obj types.Object, f *ctxflow.Func) bool {
