@@ -657,10 +657,51 @@ func (r *Result) callCarries(call *ast.CallExpr, idx int) bool {
 	if sig == nil || idx >= sig.Results().Len() || !analysisutil.IsError(sig.Results().At(idx).Type()) {
 		return false
 	}
-	if fn := analysisutil.Callee(r.info, call); fn != nil && (r.fresh[fn.Origin()] || fn.Pkg() != r.pass.Pkg && r.pass.ImportObjectFact(fn.Origin(), new(FreshErrors))) {
+	fn := analysisutil.Callee(r.info, call)
+	if fn != nil && (r.fresh[fn.Origin()] || fn.Pkg() != r.pass.Pkg && r.pass.ImportObjectFact(fn.Origin(), new(FreshErrors))) {
 		return false // its errors are made fresh: none is a context's
 	}
+	if fn != nil && r.passedThrough(fn, call, idx) {
+		return false
+	}
 	return r.boundCall(call) && !r.detachedCall(call)
+}
+
+// passedThrough reports whether result idx of call is of a type parameter
+// of the generic fn (an error only by instantiation) and every function
+// argument that could produce it is a literal doing no context-bound work:
+// `Run[T1, T2](ctx, func() (int, error) { return r.Read(buf) })` hands
+// back the literal's error, not a cancellation.
+func (r *Result) passedThrough(fn *types.Func, call *ast.CallExpr, idx int) bool {
+	sig, ok := fn.Origin().Type().(*types.Signature)
+	if !ok || idx >= sig.Results().Len() {
+		return false
+	}
+	if _, ok := sig.Results().At(idx).Type().(*types.TypeParam); !ok {
+		return false
+	}
+	lits := 0
+	for _, a := range call.Args {
+		if _, isFunc := r.info.TypeOf(a).Underlying().(*types.Signature); !isFunc {
+			continue
+		}
+		lits++
+		lit, ok := ast.Unparen(a).(*ast.FuncLit)
+		if !ok {
+			return false // a function value: what it returns is unseen
+		}
+		bound := false
+		ast.Inspect(lit.Body, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok && r.boundCall(c) {
+				bound = true
+			}
+			return !bound
+		})
+		if bound {
+			return false
+		}
+	}
+	return lits > 0
 }
 
 // MayCarryCancel reports whether the error expression e may carry the

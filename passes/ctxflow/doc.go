@@ -28,7 +28,10 @@
 // variable only assigned those; a request built by http.NewRequest, or with
 // a detached context, or a local only assigned such requests), when it is a method of an *exec.Cmd built
 // by exec.Command, when its callee is a log handler (it takes a
-// slog.Record), or when its callee has the NoCancel fact.
+// slog.Record), or when its callee has the NoCancel fact. A result of a
+// generic function whose declared type is a type parameter (an error only
+// by instantiation) is what the function arguments produce: it carries
+// nothing when each of them is a literal doing no context-bound work.
 //
 // The NoCancel fact marks functions that take a context but use it only
 // for its values: every use is ctx.Value or an argument to a call that
