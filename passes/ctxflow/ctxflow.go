@@ -836,13 +836,42 @@ func (r *Result) boundCall(call *ast.CallExpr) bool {
 			return true
 		}
 	}
+	ignores := fn != nil && ignoresContext(fn)
 	for _, arg := range call.Args {
 		t := r.info.TypeOf(arg)
-		if analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t) {
+		if analysisutil.IsContext(t) && !ignores || analysisutil.IsHTTPRequest(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// ignoresContext reports whether fn, a concrete function or method (not an
+// interface's: an implementation may use what the interface names `_`),
+// takes a context only in parameters it leaves blank (`_ context.Context`
+// or unnamed): it cannot observe the context it is given, so its error
+// does not carry that context's cancellation. The names come with the
+// signature, in this package and from export data alike.
+func ignoresContext(fn *types.Func) bool {
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok {
+		return false
+	}
+	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		return false
+	}
+	ctxs := 0
+	for i := range sig.Params().Len() {
+		p := sig.Params().At(i)
+		if !analysisutil.IsContext(p.Type()) {
+			continue
+		}
+		if p.Name() != "" && p.Name() != "_" {
+			return false
+		}
+		ctxs++
+	}
+	return ctxs > 0
 }
 
 // neverCarries lists functions that take a context but whose error can never

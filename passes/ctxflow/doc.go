@@ -28,7 +28,10 @@
 // variable only assigned those; a request built by http.NewRequest, or with
 // a detached context, or a local only assigned such requests), when it is a method of an *exec.Cmd built
 // by exec.Command, when its callee is a log handler (it takes a
-// slog.Record), or when its callee has the NoCancel fact. A result of a
+// slog.Record), when its callee has the NoCancel fact, or when its callee
+// is a concrete function or method whose context parameters are all blank
+// (`_ context.Context`, or unnamed: it cannot look at them; an interface
+// method's names say nothing of its implementations). A result of a
 // generic function whose declared type is a type parameter (an error only
 // by instantiation) is what the function arguments produce: it carries
 // nothing when each of them is a literal doing no context-bound work.

@@ -503,3 +503,37 @@ func putN(ctx context.Context, k string) (int, error) {
 	}
 	return got, nil
 }
+
+// lint names its context _: it cannot see the context's end, so its error
+// is never the cancellation.
+func lint(_ context.Context, k string) error {
+	if k == "" {
+		return errors.New("empty")
+	}
+	return nil
+}
+
+// lintAll logs each failure and goes on: none of them can be the
+// cancellation, here or across packages.
+func lintAll(ctx context.Context, ks []string) error {
+	for _, k := range ks {
+		if err := lint(ctx, k); err != nil {
+			log.Printf("lint %s: %v", k, err)
+		}
+		if err := store.Validate(ctx, k); err != nil {
+			log.Printf("validate %s: %v", k, err)
+		}
+	}
+	return nil
+}
+
+// lintNamed's callee uses its context: its failures may be the
+// cancellation.
+func lintNamed(ctx context.Context, ks []string) error {
+	for _, k := range ks {
+		if err := store.Put(ctx, k, "v"); err != nil { // want `err may carry the cancellation of ctx and is only logged`
+			log.Printf("put %s: %v", k, err)
+		}
+	}
+	return nil
+}

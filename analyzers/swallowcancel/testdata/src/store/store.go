@@ -29,3 +29,11 @@ func Lookup(ctx context.Context, k string) (string, error) {
 }
 
 var errNoKey = errors.New("no key")
+
+// Validate checks k without looking at its context.
+func Validate(_ context.Context, k string) error {
+	if k == "" {
+		return errors.New("empty key")
+	}
+	return nil
+}
