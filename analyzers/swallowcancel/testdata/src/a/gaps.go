@@ -506,18 +506,20 @@ func putN(ctx context.Context, k string) (int, error) {
 
 // lint names its context _: it cannot see the context's end, so its error
 // is never the cancellation.
-func lint(_ context.Context, k string) error {
+func lint(_ context.Context, v validator, k string) error {
 	if k == "" {
 		return errors.New("empty")
 	}
-	return nil
+	return v.Validate(k)
 }
+
+type validator interface{ Validate(k string) error }
 
 // lintAll logs each failure and goes on: none of them can be the
 // cancellation, here or across packages.
-func lintAll(ctx context.Context, ks []string) error {
+func lintAll(ctx context.Context, v validator, ks []string) error {
 	for _, k := range ks {
-		if err := lint(ctx, k); err != nil {
+		if err := lint(ctx, v, k); err != nil {
 			log.Printf("lint %s: %v", k, err)
 		}
 		if err := store.Validate(ctx, k); err != nil {

@@ -35,5 +35,8 @@ func Validate(_ context.Context, k string) error {
 	if k == "" {
 		return errors.New("empty key")
 	}
-	return nil
+	return check(k)
 }
+
+// check is a hook: its errors are not fresh.
+var check = func(k string) error { return nil }
