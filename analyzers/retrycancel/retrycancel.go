@@ -523,7 +523,7 @@ func (st *state) drains(as *ast.AssignStmt, call *ast.CallExpr, l *loop) bool {
 		elem = st.info.ObjectOf(id)
 	}
 	if len(as.Lhs) == 2 {
-		if id, isID := as.Lhs[1].(*ast.Ident); isID && isBool(st.info.TypeOf(id)) {
+		if id, isID := as.Lhs[1].(*ast.Ident); isID && analysisutil.IsBool(st.info.TypeOf(id)) {
 			ok2 = st.info.ObjectOf(id)
 		}
 	}
@@ -560,11 +560,6 @@ func (st *state) drains(as *ast.AssignStmt, call *ast.CallExpr, l *loop) bool {
 		}
 	}
 	return false
-}
-
-func isBool(t types.Type) bool {
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Bool
 }
 
 // readCall reports whether call reads the next item from a reader made

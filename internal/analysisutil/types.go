@@ -292,3 +292,9 @@ func SamePath(info *types.Info, a, b ast.Expr) bool {
 	}
 	return false
 }
+
+// IsBool reports whether t's underlying type is bool.
+func IsBool(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
+}

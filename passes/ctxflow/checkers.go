@@ -177,6 +177,5 @@ func ReturnsBool(fn *types.Func) bool {
 	if sig.Results().Len() != 1 {
 		return false
 	}
-	b, ok := sig.Results().At(0).Type().Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Bool
+	return analysisutil.IsBool(sig.Results().At(0).Type())
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // Verdict is what a classifier returns for one kind of error.
@@ -71,7 +72,7 @@ func (r *Result) computeClassifiers(pass *analysis.Pass) {
 			}
 		}
 		for i := range f.Sig.Results().Len() {
-			if isBoolType(f.Sig.Results().At(i).Type()) {
+			if analysisutil.IsBool(f.Sig.Results().At(i).Type()) {
 				result = i
 				break
 			}
@@ -80,7 +81,7 @@ func (r *Result) computeClassifiers(pass *analysis.Pass) {
 			continue
 		}
 		errVar := f.Sig.Params().At(param)
-		if !flowMentions(f.Body, func(n ast.Node) bool {
+		if !flow.Mentions(f.Body, func(n ast.Node) bool {
 			id, ok := n.(*ast.Ident)
 			return ok && r.info.Uses[id] == errVar
 		}) {
@@ -100,11 +101,6 @@ func (r *Result) computeClassifiers(pass *analysis.Pass) {
 		r.classifiers[f.Obj] = c
 		analysisutil.ExportFuncFact(pass, f.Obj, c)
 	}
-}
-
-func isBoolType(t types.Type) bool {
-	b, ok := t.Underlying().(*types.Basic)
-	return ok && b.Kind() == types.Bool
 }
 
 // verdictOn evaluates f's body with its error parameter errVar holding the
@@ -213,7 +209,7 @@ func (ev *classEval) stmt(s ast.Stmt) (ends bool, seen int) {
 	}
 	// Loops, selects, labels, go and defer: followed only when no return
 	// and no assignment of the error is inside.
-	if flowMentions(s, func(n ast.Node) bool {
+	if flow.Mentions(s, func(n ast.Node) bool {
 		_, ret := n.(*ast.ReturnStmt)
 		return ret
 	}) || ev.assignsErr(s) {
@@ -277,27 +273,10 @@ func hasFallthrough(cc *ast.CaseClause) bool {
 	return ok && br.Tok == token.FALLTHROUGH
 }
 
-// flowMentions reports whether pred holds for a node in n outside function
-// literals.
-func flowMentions(n ast.Node, pred func(ast.Node) bool) bool {
-	found := false
-	ast.Inspect(n, func(m ast.Node) bool {
-		if found {
-			return false
-		}
-		if _, ok := m.(*ast.FuncLit); ok {
-			return false
-		}
-		found = pred(m)
-		return !found
-	})
-	return found
-}
-
 // assignsErr reports whether n assigns the error parameter (or takes its
 // address).
 func (ev *classEval) assignsErr(n ast.Node) bool {
-	return flowMentions(n, func(m ast.Node) bool {
+	return flow.Mentions(n, func(m ast.Node) bool {
 		switch m := m.(type) {
 		case *ast.AssignStmt:
 			for _, l := range m.Lhs {
