@@ -159,23 +159,39 @@ func (st *state) reportSpin(l *loop, cc *ast.CommClause, x ast.Expr) {
 	}
 	if e := st.env(l, cc.Pos(), ctxExpr, rootOf(st.info, x)); e != nil {
 		if ret, ok := st.ret(l, e, e.cause); ok {
-			pos := cc.Colon + 1
-			if len(cc.Body) > 0 {
-				pos = cc.Body[len(cc.Body)-1].End()
-			}
-			if tf := st.pass.Fset.File(pos); tf != nil && tf.Line(pos) < tf.LineCount() {
-				pos = tf.LineStart(tf.Line(pos)+1) - 1 // after a trailing comment
-			}
 			in := e.indent(st, cc.Pos()) + "\t"
 			edits := e.edits
 			if ret == "return" {
 				edits = nil // the cause is not spelled: no import needed
 			}
+			var edit analysis.TextEdit
+			if n := len(cc.Body); n > 0 && isBranch(cc.Body[n-1]) {
+				// case <-ctx.Done(): break (or continue): the branch is what
+				// keeps the loop going; the return takes its place.
+				last := cc.Body[n-1]
+				edit = analysis.TextEdit{Pos: last.Pos(), End: last.End(), NewText: []byte(ret)}
+			} else {
+				pos := cc.Colon + 1
+				if n > 0 {
+					pos = cc.Body[n-1].End()
+				}
+				if tf := st.pass.Fset.File(pos); tf != nil && tf.Line(pos) < tf.LineCount() {
+					pos = tf.LineStart(tf.Line(pos)+1) - 1 // after a trailing comment
+				}
+				edit = analysis.TextEdit{Pos: pos, End: pos, NewText: []byte("\n" + in + ret)}
+			}
 			d.SuggestedFixes = []analysis.SuggestedFix{{
 				Message:   "Return once the context is done",
-				TextEdits: append(edits, analysis.TextEdit{Pos: pos, End: pos, NewText: []byte("\n" + in + ret)}),
+				TextEdits: append(edits, edit),
 			}}
 		}
 	}
 	st.rep.Report(d)
+}
+
+// isBranch reports whether s is an unlabelled break or a continue: the
+// statements that end a spinning case without leaving the loop.
+func isBranch(s ast.Stmt) bool {
+	br, ok := s.(*ast.BranchStmt)
+	return ok && (br.Tok == token.BREAK && br.Label == nil || br.Tok == token.CONTINUE)
 }

@@ -325,8 +325,13 @@ func (a *analysis) future(g *Goroutine, local map[types.Object]bool) bool {
 		work := func(m ast.Node) bool {
 			return flow.Mentions(m, func(x ast.Node) bool {
 				switch x := x.(type) {
-				case *ast.CallExpr, *ast.SendStmt:
+				case *ast.CallExpr:
 					return true
+				case *ast.SendStmt:
+					// Another report into one of the owner's roomy
+					// channels (errCh <- err; resCh <- v) is the same
+					// last word, not more work.
+					return !local[rootObj(a.info, x.Chan)]
 				case *ast.UnaryExpr:
 					return x.Op == token.ARROW
 				}

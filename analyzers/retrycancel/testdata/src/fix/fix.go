@@ -118,3 +118,14 @@ func Pet(ctx context.Context, tick <-chan time.Time) {
 		}
 	}
 }
+
+func Sweep(ctx context.Context, tick <-chan time.Time) {
+	for {
+		select {
+		case <-ctx.Done(): // want `this case <-ctx.Done\(\) does not leave the loop in Sweep`
+			break
+		case <-tick:
+			log.Print("sweep")
+		}
+	}
+}

@@ -708,3 +708,30 @@ func startOwn(paths []string) error {
 	wg.Wait()
 	return nil
 }
+
+type tripper interface {
+	RoundTrip(ctx context.Context, subject string) ([]byte, error)
+}
+
+// requestBuffered reports an error and then the (empty) reply, each into
+// a buffer with room: its last words, so a caller that times out abandons
+// them and nothing blocks.
+func requestBuffered(ctx context.Context, rt tripper, subject string, timeout time.Duration) ([]byte, error) {
+	replies := make(chan []byte, 1)
+	errs := make(chan error, 1)
+	go func() {
+		reply, err := rt.RoundTrip(ctx, subject)
+		if err != nil {
+			errs <- err
+		}
+		replies <- reply
+	}()
+	select {
+	case r := <-replies:
+		return r, nil
+	case err := <-errs:
+		return nil, err
+	case <-time.After(timeout):
+		return nil, errors.New("timeout")
+	}
+}
