@@ -17,13 +17,15 @@
 //
 //   - a `case <-ctx.Done():` of the loop's select that cannot leave the
 //     loop (every path from it goes back to the loop head) and waits for
-//     nothing (no channel operation, select, sleep or Wait in it), for a
+//     nothing (no channel operation, select, time.Sleep or helper with the
+//     sleeps fact, nor the Wait of a sync.WaitGroup, sync.Cond or
+//     errgroup.Group in it), for a
 //     context from outside the loop that the loop does not reassign (nor
 //     its Done channel: `done = nil` stops listening): once the context has
 //     ended the receive is always ready, so every round takes the case at
 //     once and the loop spins, running the case over and over. The fix
-//     returns at the end of the case (the cause, for a function with an
-//     error result);
+//     returns at the end of the case, in place of a trailing break or
+//     continue (the cause, for a function with an error result);
 //   - the loop retries when the error is context.DeadlineExceeded or
 //     context.Canceled (or gRPC's codes.DeadlineExceeded or codes.Canceled)
 //     of a context from outside the loop; retrying the DeadlineExceeded

@@ -114,8 +114,10 @@ type loop struct {
 	// Err, Done or Cause, a condition that tests for cancellation), gathered
 	// by scan; observeRounds decides whether every round passes one.
 	obs []ast.Node
-	// comms are the select clauses of the loop, for observeRounds.
-	comms []*ast.CommClause
+	// comms are the select clauses of the loop, for observeRounds;
+	// ownComms those of its own selects (not of a nested loop's), for
+	// spinArm.
+	comms, ownComms []*ast.CommClause
 	// skipPos is where a round that passes none of obs goes back to the
 	// head, when obs is not empty.
 	skipPos token.Pos
@@ -821,6 +823,9 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 					}
 				}
 				l.comms = append(l.comms, n)
+				if st.innermostLoop(c) == l.stmt {
+					l.ownComms = append(l.ownComms, n)
+				}
 				if id, ok := ast.Unparen(analysisutil.Received(n.Comm)).(*ast.Ident); ok && st.res.DoneContext(n.Comm) != nil {
 					// done := ctx.Done(); ... case <-done: a look at the
 					// context, as case <-ctx.Done() is (whose call the

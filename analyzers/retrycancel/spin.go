@@ -13,7 +13,7 @@ import (
 )
 
 // spinArm returns a `case <-ctx.Done():` clause of a select of l (not of
-// a nested loop) that cannot leave the loop: every path from it goes back
+// a nested loop: l.ownComms) that cannot leave the loop: every path from it goes back
 // to the loop's head, and nothing on it waits. Once ctx has ended its
 // receive is always ready, so every round takes it at once and the loop
 // spins, running the clause over and over. Not a spin: a clause that
@@ -27,8 +27,8 @@ func (st *state) spinArm(l *loop) (*ast.CommClause, ast.Expr) {
 	}
 	var head *cfg.Block
 	var in []bool
-	for _, cc := range l.comms {
-		if cc.Comm == nil || !ownSelect(l.body, cc) {
+	for _, cc := range l.ownComms {
+		if cc.Comm == nil {
 			continue
 		}
 		x := st.res.DoneContext(cc.Comm)
@@ -87,25 +87,6 @@ func leavesLoop(b *cfg.Block, in []bool) bool {
 	return false
 }
 
-// ownSelect reports whether the clause cc belongs to a select of the loop
-// body itself, not of a nested loop or function literal.
-func ownSelect(body *ast.BlockStmt, cc *ast.CommClause) bool {
-	own := true
-	ast.Inspect(body, func(n ast.Node) bool {
-		if !own || n == nil || n.End() <= cc.Pos() || n.Pos() > cc.Pos() {
-			return own
-		}
-		switch n.(type) {
-		case *ast.ForStmt, *ast.RangeStmt, *ast.FuncLit:
-			if n.Pos() < cc.Pos() && cc.End() <= n.End() {
-				own = false
-			}
-		}
-		return own
-	})
-	return own
-}
-
 // assignedIn reports whether body assigns obj.
 func (st *state) assignedIn(body *ast.BlockStmt, obj types.Object) bool {
 	found := false
@@ -123,7 +104,8 @@ func (st *state) assignedIn(body *ast.BlockStmt, obj types.Object) bool {
 }
 
 // waits reports whether list waits for something: a channel operation, a
-// select, a sleep or a Wait.
+// select, a sleep (time.Sleep or a helper with the Sleeps fact), or the
+// Wait of a sync.WaitGroup, sync.Cond or errgroup.Group.
 func (st *state) waits(list []ast.Stmt) bool {
 	found := false
 	for _, s := range list {
@@ -140,7 +122,9 @@ func (st *state) waits(list []ast.Stmt) bool {
 				found = found || isChan
 			case *ast.CallExpr:
 				fn := analysisutil.Callee(st.info, n)
-				found = found || analysisutil.IsFunc(fn, "time", "Sleep") || fn != nil && fn.Name() == "Wait"
+				found = found || analysisutil.IsFunc(fn, "time", "Sleep") || st.res.Sleeps(fn) ||
+					analysisutil.IsMethod(fn, "sync", "WaitGroup", "Wait") || analysisutil.IsMethod(fn, "sync", "Cond", "Wait") ||
+					analysisutil.IsMethod(fn, "golang.org/x/sync/errgroup", "Group", "Wait")
 			}
 			return !found
 		})

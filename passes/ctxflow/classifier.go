@@ -346,28 +346,27 @@ func (ev *classEval) cond(e ast.Expr) Verdict {
 
 // equalsErr says whether the sentinel the error holds is x.
 func (ev *classEval) equalsErr(x ast.Expr) Verdict {
-	x = ast.Unparen(x)
-	if tv, ok := ev.info.Types[x]; ok && tv.IsNil() {
+	if isNil(ev.info, ast.Unparen(x)) {
 		return VerdictFalse
 	}
+	switch ContextSentinel(ev.info, x) {
+	case ev.sentinel:
+		return VerdictTrue
+	case "":
+	default:
+		return VerdictFalse // the other context sentinel
+	}
 	var obj types.Object
-	switch x := x.(type) {
+	switch x := ast.Unparen(x).(type) {
 	case *ast.Ident:
 		obj = ev.info.ObjectOf(x)
 	case *ast.SelectorExpr:
 		obj = ev.info.ObjectOf(x.Sel)
 	}
-	v, ok := obj.(*types.Var)
-	if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
-		return VerdictUnknown // not a package-level sentinel
+	if v, ok := obj.(*types.Var); ok && v.Pkg() != nil && v.Parent() == v.Pkg().Scope() {
+		return VerdictFalse // another package-level sentinel: a context's error is not it
 	}
-	if v.Pkg().Path() == "context" && (v.Name() == "Canceled" || v.Name() == "DeadlineExceeded") {
-		if v.Name() == ev.sentinel {
-			return VerdictTrue
-		}
-		return VerdictFalse
-	}
-	return VerdictFalse // another package's sentinel: a context's error is not it
+	return VerdictUnknown
 }
 
 // asTarget says whether errors.As finds a target of the type &x points to

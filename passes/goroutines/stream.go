@@ -95,6 +95,7 @@ func (a *analysis) streams(o *owner) {
 		}
 		var sender *Goroutine
 		var send *ast.SendStmt
+		var sends []*ast.SendStmt
 		ok := true
 		for _, g := range o.gos {
 			if g.Lit == nil || !analysisutil.ReferencesObject(a.info, g.Lit, v) {
@@ -105,12 +106,12 @@ func (a *analysis) streams(o *owner) {
 				break
 			}
 			sender = g
-			send, ok = a.loopSend(g.Lit, v)
+			send, sends, ok = a.loopSend(g.Lit, v)
 		}
 		if !ok || sender == nil || send == nil || a.usedByOwner(v, o) {
 			continue
 		}
-		if k, ok := a.capacity(mk); ok && k >= 1 && sendsApart(a.bodyGraph(sender), a.litSends(sender.Lit, v)) {
+		if k, ok := a.capacity(mk); ok && k >= 1 && sendsApart(a.bodyGraph(sender), sends) {
 			// errc := make(chan error, 1); ... errc <- err; return: the
 			// one value fits the buffer whether or not anyone reads it.
 			continue
@@ -118,23 +119,6 @@ func (a *analysis) streams(o *owner) {
 		sender.Orphaned = true
 		a.res.Streams = append(a.res.Streams, &Stream{Make: mk, Chan: v, Owner: o.fn, Ctx: ctx, Sender: sender, Send: send, Return: ret})
 	}
-}
-
-// litSends returns the sends on v of lit outside nested literals.
-func (a *analysis) litSends(lit *ast.FuncLit, v *types.Var) []*ast.SendStmt {
-	var sends []*ast.SendStmt
-	ast.Inspect(lit.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.SendStmt:
-			if id, ok := ast.Unparen(n.Chan).(*ast.Ident); ok && a.info.Uses[id] == v {
-				sends = append(sends, n)
-			}
-		}
-		return true
-	})
-	return sends
 }
 
 // isMake reports whether e is make(chan T) or make(chan T, n).
@@ -148,15 +132,16 @@ func (a *analysis) isMake(e ast.Expr) bool {
 }
 
 // loopSend returns the first send on v in a loop of lit outside any select
-// (nil if none), and false when lit uses v other than by sending on it and
+// (nil if none) and all its sends on v, and false when lit uses v other than by sending on it and
 // closing it, sends on it in a nested literal, or sends in a select (the
 // producer watches something: not a blind stream).
-func (a *analysis) loopSend(lit *ast.FuncLit, v *types.Var) (*ast.SendStmt, bool) {
+func (a *analysis) loopSend(lit *ast.FuncLit, v *types.Var) (*ast.SendStmt, []*ast.SendStmt, bool) {
 	cur, ok := a.cursor(lit.Body)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	var first *ast.SendStmt
+	var all []*ast.SendStmt
 	for c := range cur.Preorder((*ast.Ident)(nil)) {
 		id := c.Node().(*ast.Ident)
 		if a.info.Uses[id] != v {
@@ -165,13 +150,13 @@ func (a *analysis) loopSend(lit *ast.FuncLit, v *types.Var) (*ast.SendStmt, bool
 		switch p := c.Parent().Node().(type) {
 		case *ast.SendStmt:
 			if p.Chan != id {
-				return nil, false
+				return nil, nil, false
 			}
 			inLoop := false
 			for q := c.Parent().Parent(); q.Valid() && q.Node() != lit; q = q.Parent() {
 				switch q.Node().(type) {
 				case *ast.CommClause, *ast.FuncLit:
-					return nil, false
+					return nil, nil, false
 				case *ast.ForStmt, *ast.RangeStmt:
 					inLoop = true
 				}
@@ -179,15 +164,16 @@ func (a *analysis) loopSend(lit *ast.FuncLit, v *types.Var) (*ast.SendStmt, bool
 			if inLoop && first == nil {
 				first = p
 			}
+			all = append(all, p)
 		case *ast.CallExpr:
 			if !a.isBuiltin(p, "close") {
-				return nil, false
+				return nil, nil, false
 			}
 		default:
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	return first, true
+	return first, all, true
 }
 
 // usedByOwner reports whether o uses v other than where it makes it, in its

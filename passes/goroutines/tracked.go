@@ -5,9 +5,8 @@ import (
 	"go/token"
 	"go/types"
 
-	"golang.org/x/tools/go/ast/inspector"
-
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // Untracked says that a goroutine started by a method of a type escapes
@@ -33,85 +32,77 @@ type trackedField struct {
 
 // trackedFields returns, once per package, the WaitGroup fields of struct
 // types that the package both adds to (Add, Go) and waits on, through a
-// selector x.f.
+// selector x.f. An Add that its own function (not a literal in it) matches
+// with a deferred Done on the same field counts the running call rather
+// than a goroutine (h.streams.Add(1); defer h.streams.Done(): the
+// WaitGroup counts open streams, and a shutdown that waits on it waits for
+// handlers), so it does not count.
 func (a *analysis) trackedFields() map[*types.Var]trackedField {
 	if a.tracked != nil {
 		return a.tracked
 	}
 	a.tracked = map[*types.Var]trackedField{}
-	seen := map[*types.Var]trackedField{}
+	type fnField struct {
+		fn ast.Node
+		f  *types.Var
+	}
+	waits := map[*types.Var]token.Pos{}
+	var adds []fnField
+	addPos := map[fnField]token.Pos{}
+	selfDone := map[fnField]bool{}
 	for c := range a.ins.Root().Preorder((*ast.CallExpr)(nil)) {
 		call := c.Node().(*ast.CallExpr)
-		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-		if !ok {
+		f, name := a.fieldMethod(call)
+		if f == nil || !isWaitGroup(f.Type()) {
 			continue
 		}
-		inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
-		if !ok {
-			continue
+		var fn ast.Node
+		for e := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+			fn = e.Node()
+			break
 		}
-		s := a.info.Selections[inner]
-		if s == nil || s.Kind() != types.FieldVal || !isWaitGroup(s.Obj().Type()) {
-			continue
-		}
-		f := s.Obj().(*types.Var)
-		t := seen[f]
-		switch sel.Sel.Name {
+		key := fnField{fn, f}
+		switch name {
 		case "Wait":
-			if !t.wait.IsValid() {
-				t.wait = call.Pos()
+			if !waits[f].IsValid() {
+				waits[f] = call.Pos()
 			}
 		case "Add", "Go":
-			if !t.add.IsValid() && !a.countsItself(c, f) {
-				t.add = call.Pos()
+			if !addPos[key].IsValid() {
+				addPos[key] = call.Pos()
+				adds = append(adds, key)
+			}
+		case "Done":
+			if _, ok := c.Parent().Node().(*ast.DeferStmt); ok {
+				selfDone[key] = true
 			}
 		}
-		seen[f] = t
 	}
-	for f, t := range seen {
-		if t.wait.IsValid() && t.add.IsValid() {
-			a.tracked[f] = t
+	for _, key := range adds {
+		w, t := waits[key.f], a.tracked[key.f]
+		if w.IsValid() && !t.add.IsValid() && !selfDone[key] {
+			a.tracked[key.f] = trackedField{wait: w, add: addPos[key]}
 		}
 	}
 	return a.tracked
 }
 
-// countsItself reports whether the Add at c counts the running call
-// rather than a goroutine: the function holding it (outside literals)
-// defers Done on the same field itself (h.streams.Add(1); defer
-// h.streams.Done(): the WaitGroup counts open streams, and a shutdown that
-// waits on it waits for handlers, not for goroutines).
-func (a *analysis) countsItself(c inspector.Cursor, f *types.Var) bool {
-	var body *ast.BlockStmt
-	for e := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
-		switch fn := e.Node().(type) {
-		case *ast.FuncDecl:
-			body = fn.Body
-		case *ast.FuncLit:
-			body = fn.Body
-		}
-		break
+// fieldMethod returns the field f and the method name of a call x.f.M(...),
+// or nil.
+func (a *analysis) fieldMethod(call *ast.CallExpr) (*types.Var, string) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil, ""
 	}
-	if body == nil {
-		return false
+	inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
+	if !ok {
+		return nil, ""
 	}
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.DeferStmt:
-			if sel, ok := ast.Unparen(n.Call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Done" {
-				if inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr); ok {
-					if s := a.info.Selections[inner]; s != nil && s.Obj() == f {
-						found = true
-					}
-				}
-			}
-		}
-		return !found
-	})
-	return found
+	s := a.info.Selections[inner]
+	if s == nil || s.Kind() != types.FieldVal {
+		return nil, ""
+	}
+	return s.Obj().(*types.Var), sel.Sel.Name
 }
 
 // untracked returns the WaitGroup field of the owner's receiver type that
@@ -183,25 +174,14 @@ func (a *analysis) untrackedBeside(o *owner, g *Goroutine) *Untracked {
 
 // addsTo reports whether body calls Add or Go on the WaitGroup field f.
 func (a *analysis) addsTo(body *ast.BlockStmt, f *types.Var) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if _, ok := n.(*ast.FuncLit); ok || found {
-			return false
-		}
+	return flow.Mentions(body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
-			return true
+			return false
 		}
-		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "Add" || sel.Sel.Name == "Go") {
-			if inner, ok := ast.Unparen(sel.X).(*ast.SelectorExpr); ok {
-				if s := a.info.Selections[inner]; s != nil && s.Obj() == f {
-					found = true
-				}
-			}
-		}
-		return !found
+		g, name := a.fieldMethod(call)
+		return g == f && (name == "Add" || name == "Go")
 	})
-	return found
 }
 
 // mentionsField reports whether n selects the field f anywhere.
@@ -293,16 +273,14 @@ func (a *analysis) waitsOn(body *ast.BlockStmt, f *types.Var) bool {
 // shutdown that waits on a WaitGroup) receives from one of the fields:
 // waits for a report on it, ranges over it, or selects on it.
 func (a *analysis) receivesAny(pos token.Pos, fields map[types.Object]bool) bool {
-	var body *ast.BlockStmt
-	for _, d := range a.decls {
-		if d.Body != nil && d.Body.Pos() <= pos && pos < d.Body.End() {
-			body = d.Body
-			break
-		}
+	f := a.flow.EnclosingPos(pos)
+	for f != nil && f.Parent != nil {
+		f = f.Parent // the declaration, not a literal in it
 	}
-	if body == nil {
+	if f == nil || f.Body == nil {
 		return true // not seen: assume it does
 	}
+	body := f.Body
 	isField := func(e ast.Expr) bool {
 		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
 		if !ok {
