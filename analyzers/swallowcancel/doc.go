@@ -172,7 +172,14 @@
 //     reported when its owner, given a caller's context, returns results
 //     besides its error and tests no context on any path after Wait: on
 //     the caller's cancellation every goroutine returns nil, Wait returns
-//     nil, and what they produced is returned as complete;
+//     nil, and what they produced is returned as complete. A function of
+//     the package that only such literals call, each returning what it
+//     returns (`g.Go(func() error { return s.worker(ctx, jobs) })`), is
+//     such a literal for its nil on the group context's Done;
+//   - a literal handed to a call given the same context it waits on
+//     (`r.List(ctx, func(id ID) error { ... case <-ctx.Done(): return nil
+//     ... })`): its nil goes back to List, which holds ctx and reports its
+//     end, unless List leaves its context parameter blank;
 //   - outside loops, in functions without an error result, explicit drops
 //     (`_ = f(ctx)`) and branches that handle the error (an http handler
 //     whose client left has nothing to return); calls of methods of

@@ -441,6 +441,9 @@ func (s *state) reportNilOnCancel(f *ctxflow.Func, t ctxflow.CancelTest, last as
 	if !ok || idx < 0 || s.quiet[f] || s.groupGoroutine(f) || !s.returnsNilError(f, ret, idx) || s.stopsOnlyOnCancel(f) {
 		return
 	}
+	if t.Ctx != nil && s.callbackOf(f, t.Ctx) {
+		return // the callee that holds the context reports its end
+	}
 	var errText, what string
 	switch {
 	case t.Err != nil:
@@ -633,7 +636,7 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 		s.checkNilCompletions(cc, x)
 	}
 	idx := analysisutil.ErrorResult(f.Sig)
-	if idx < 0 || s.quiet[f] || s.groupGoroutine(f) && !s.groupLosesCancel(f) {
+	if idx < 0 || s.quiet[f] || (s.groupGoroutine(f) || s.member[f.Node]) && !s.groupLosesCancel(f) || s.callbackOf(f, x) {
 		return
 	}
 	ctxErrs := make(map[types.Object]bool) // variables assigned x.Err() in the clause

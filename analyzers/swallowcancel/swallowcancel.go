@@ -76,6 +76,15 @@ type state struct {
 	group  map[ast.Node]bool // literals run by a group (errgroup, scope)
 	unread map[ast.Node]bool // group literals whose errors no Wait reads
 	runs   map[ast.Node]*goroutines.GroupRun
+	// owner is the function that starts a group goroutine: a literal's
+	// parent, or for a function only group literals call, their parent.
+	owner map[ast.Node]*ctxflow.Func
+	// callbackCtx lists, for a literal given to a context-bound call, the
+	// contexts given with it.
+	callbackCtx map[ast.Node][]string
+	// member marks the functions only group literals call and return
+	// from (addGroupMembers).
+	member map[ast.Node]bool
 	goLit  map[ast.Node]bool // literals run by a go statement
 	// escaped memoizes escapes: whether a variable is mentioned in a
 	// literal or has its address taken (one walk per variable).
@@ -90,25 +99,34 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	s := &state{
-		checker: c,
-		pass:    pass,
-		res:     res,
-		graphs:  pass.ResultOf[flow.Analyzer].(*flow.Result),
-		rep:     analysisutil.NewReporter(pass),
-		info:    pass.TypesInfo,
-		quiet:   make(map[*ctxflow.Func]bool),
-		rt:      res.ImportsRuntime(),
-		group:   make(map[ast.Node]bool),
-		unread:  make(map[ast.Node]bool),
-		runs:    make(map[ast.Node]*goroutines.GroupRun),
-		goLit:   goLiterals(ins),
-		escaped: make(map[*types.Var]bool),
+		checker:     c,
+		pass:        pass,
+		res:         res,
+		graphs:      pass.ResultOf[flow.Analyzer].(*flow.Result),
+		rep:         analysisutil.NewReporter(pass),
+		info:        pass.TypesInfo,
+		quiet:       make(map[*ctxflow.Func]bool),
+		rt:          res.ImportsRuntime(),
+		group:       make(map[ast.Node]bool),
+		unread:      make(map[ast.Node]bool),
+		runs:        make(map[ast.Node]*goroutines.GroupRun),
+		owner:       make(map[ast.Node]*ctxflow.Func),
+		callbackCtx: make(map[ast.Node][]string),
+		member:      make(map[ast.Node]bool),
+		goLit:       goLiterals(ins),
+		escaped:     make(map[*types.Var]bool),
 	}
-	for lit, r := range pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).GroupRuns() {
+	runs := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).GroupRuns()
+	for lit, r := range runs {
 		s.group[lit] = true
 		s.unread[lit] = r.Unread
 		s.runs[lit] = r
+		if f := res.FuncOf(lit); f != nil {
+			s.owner[lit] = f.Parent
+		}
 	}
+	s.addGroupMembers(runs)
+	s.addCallbacks(ins)
 	for _, f := range res.Funcs {
 		s.quiet[f] = s.mayEndQuietly(f)
 	}
@@ -259,7 +277,7 @@ func (s *state) groupGoroutine(f *ctxflow.Func) bool { return s.group[f.Node] }
 // another goroutine returns the cancellation).
 func (s *state) groupLosesCancel(f *ctxflow.Func) bool {
 	r := s.runs[f.Node]
-	owner := f.Parent
+	owner := s.owner[f.Node]
 	if r == nil || r.Group == nil || r.Unread || owner == nil || s.quiet[owner] {
 		return false
 	}

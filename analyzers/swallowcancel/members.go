@@ -1,0 +1,129 @@
+package swallowcancel
+
+import (
+	"go/ast"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/goroutines"
+)
+
+// addGroupMembers makes group goroutines of the package's functions that
+// only a group literal calls, returning what they return:
+//
+//	g.Go(func() error { return s.worker(ctx, jobs) })
+//
+// worker's error is the literal's, so it reaches the group's Wait as the
+// literal's would, and returning nil on the group's Done is the same
+// idiom (checkDone asks). Only there: an error that is a cancellation may
+// come from another context than the group's (a closed client's), and then
+// the group goes on without the worker. A function other code calls, or
+// that other packages can name, keeps its own callers.
+func (s *state) addGroupMembers(runs map[*ast.FuncLit]*goroutines.GroupRun) {
+	type site struct {
+		lit *ast.FuncLit
+		run *goroutines.GroupRun
+	}
+	sites := make(map[*types.Func][]site)
+	for lit, r := range runs {
+		ast.Inspect(lit.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				if len(n.Results) != 1 {
+					return true
+				}
+				call, ok := ast.Unparen(n.Results[0]).(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if fn := analysisutil.Callee(s.info, call); fn != nil && fn.Pkg() == s.pass.Pkg && !fn.Exported() {
+					fn = fn.Origin()
+					sites[fn] = append(sites[fn], site{lit, r})
+				}
+			}
+			return true
+		})
+	}
+	if len(sites) == 0 {
+		return
+	}
+	uses := make(map[*types.Func]int, len(sites))
+	for _, obj := range s.info.Uses {
+		if fn, ok := obj.(*types.Func); ok {
+			if _, cand := sites[fn.Origin()]; cand {
+				uses[fn.Origin()]++
+			}
+		}
+	}
+	for fn, ss := range sites {
+		f := s.res.DeclOf(fn)
+		if f == nil || uses[fn] != len(ss) || analysisutil.ErrorResult(f.Sig) < 0 {
+			continue
+		}
+		lit := s.res.FuncOf(ss[0].lit)
+		if lit == nil {
+			continue
+		}
+		s.member[f.Node] = true
+		s.runs[f.Node] = ss[0].run
+		s.owner[f.Node] = lit.Parent
+		unread := true
+		for _, x := range ss {
+			unread = unread && x.run.Unread
+		}
+		s.unread[f.Node] = unread
+	}
+}
+
+// addCallbacks records the function literals handed, as an argument, to a
+// call that is given the same context they wait on:
+//
+//	r.List(ctx, t, func(id ID) error {
+//		select {
+//		case <-ctx.Done():
+//			return nil
+//		...
+//
+// The literal's nil goes back to List, which holds ctx and reports its end
+// itself; the literal's caller is not the one that could take it for
+// completed work. A callee known to leave its context unused (a blank
+// context parameter) reports nothing, so it does not count.
+func (s *state) addCallbacks(ins *inspector.Inspector) {
+	for cur := range ins.Root().Preorder((*ast.CallExpr)(nil)) {
+		call := cur.Node().(*ast.CallExpr)
+		var lits []*ast.FuncLit
+		var ctxs []string
+		for _, a := range call.Args {
+			a = ast.Unparen(a)
+			if lit, ok := a.(*ast.FuncLit); ok {
+				lits = append(lits, lit)
+			} else if analysisutil.IsContext(s.info.TypeOf(a)) {
+				ctxs = append(ctxs, types.ExprString(a))
+			}
+		}
+		if len(lits) == 0 || len(ctxs) == 0 || !s.res.BoundCall(call) {
+			continue
+		}
+		for _, lit := range lits {
+			s.callbackCtx[lit] = ctxs
+		}
+	}
+}
+
+// callbackOf reports whether f is a literal given to a context-bound call
+// together with the context x.
+func (s *state) callbackOf(f *ctxflow.Func, x ast.Expr) bool {
+	ctxs := s.callbackCtx[f.Node]
+	want := types.ExprString(x)
+	for _, c := range ctxs {
+		if c == want {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,139 @@
+package a
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// ---- functions only a group literal calls, returning what they return ----
+
+type jobPool struct{ jobs chan int }
+
+// worker's error is the group literal's: returning nil on the group's Done
+// is the group idiom, and drainJobs's Wait reports what canceled it.
+func (p *jobPool) worker(ctx context.Context, out chan<- int) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case j, ok := <-p.jobs:
+			if !ok {
+				return nil
+			}
+			out <- j * 2
+		}
+	}
+}
+
+func (p *jobPool) drainJobs(ctx context.Context, out chan<- int) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for range 4 {
+		g.Go(func() error { return p.worker(ctx, out) })
+	}
+	return g.Wait()
+}
+
+// collector is worker for an owner that returns what the goroutines
+// produced: when collectAll's caller cancels, every goroutine returns nil,
+// Wait returns nil and the partial sum goes out as complete.
+func collector(ctx context.Context, in <-chan int, sum *int) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil // want `collector returns a nil error when ctx is done`
+		case v, ok := <-in:
+			if !ok {
+				return nil
+			}
+			*sum += v
+		}
+	}
+}
+
+func collectAll(ctx context.Context, in <-chan int) (int, error) {
+	var sum int
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return collector(gctx, in, &sum) })
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return sum, nil
+}
+
+// relay is returned by a group literal but also called directly, whose
+// caller takes its nil for a finished relay.
+func relay(ctx context.Context, in <-chan int, out chan<- int) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil // want `relay returns a nil error when ctx is done`
+		case v := <-in:
+			out <- v
+		}
+	}
+}
+
+func relayGroup(ctx context.Context, in <-chan int, out chan<- int) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return relay(ctx, in, out) })
+	return g.Wait()
+}
+
+func relayOnce(ctx context.Context, in <-chan int, out chan<- int) error {
+	return relay(ctx, in, out)
+}
+
+// ---- callbacks handed to a call that holds the same context ----
+
+type idLister interface {
+	List(ctx context.Context, fn func(id int) error) error
+}
+
+// The callback's nil goes back to List, which holds ctx and reports its
+// end itself.
+func listInto(ctx context.Context, l idLister, ch chan<- int) error {
+	return l.List(ctx, func(id int) error {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ch <- id:
+		}
+		return nil
+	})
+}
+
+func walkIDs(_ context.Context, ids []int, fn func(int) error) error {
+	for _, id := range ids {
+		if err := fn(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkIDs leaves its context unused, so nothing reports the end of ctx but
+// the callback, which turns it into nil.
+func walkInto(ctx context.Context, ids []int, ch chan<- int) error {
+	return walkIDs(ctx, ids, func(id int) error {
+		select {
+		case <-ctx.Done():
+			return nil // want `function literal returns a nil error when ctx is done`
+		case ch <- id:
+		}
+		return nil
+	})
+}
+
+// List is given another context than the one the callback waits on: the
+// end of jobCtx reaches no one.
+func listOther(ctx, jobCtx context.Context, l idLister, ch chan<- int) error {
+	return l.List(ctx, func(id int) error {
+		select {
+		case <-jobCtx.Done():
+			return nil // want `function literal returns a nil error when jobCtx is done`
+		case ch <- id:
+		}
+		return nil
+	})
+}
