@@ -17,7 +17,9 @@
 //     take ownership), releases it (Close, Stop, cancel(), End, Rollback,
 //     ...), or hands it off (returns it, stores it in an owner that releases
 //     it, sends it, appends it, gives it to a goroutine or to a function that
-//     takes ownership, or to code it cannot see) (Result.UseOf);
+//     takes ownership, or to code it cannot see, or to a call whose result
+//     is kept in a package variable: `opts.logger = log.New(f, "", 0)`
+//     keeps f for the life of the program) (Result.UseOf);
 //   - whether a field of a package type is released somewhere in the package.
 //
 // Two facts cross package boundaries: Consumes marks functions that release

@@ -194,6 +194,11 @@ func (r *Result) classify(stack []ast.Node, k *Kind, objs map[types.Object]bool)
 		for ai, a := range p.Args {
 			if ast.Unparen(a) == child {
 				u := r.argUse(p, ai)
+				if u == Borrow && r.resultInPackageVar(stack[:i+1]) {
+					// opts.logger = log.New(f, "", 0): whatever the
+					// result keeps of f lives as long as the program.
+					return HandOff
+				}
 				if u != Borrow && resultDropped(stack[:i+1]) {
 					// _ = http.MaxBytesReader(w, resp.Body, n): the
 					// wrapper that took the lease is dropped with it.
@@ -566,6 +571,64 @@ func resultDropped(stack []ast.Node) bool {
 		return false
 	}
 	return false
+}
+
+// resultInPackageVar reports whether the call ending stack has its result
+// assigned to a package-level variable, or to a field or element reached
+// from one.
+func (r *Result) resultInPackageVar(stack []ast.Node) bool {
+	call := stack[len(stack)-1]
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.ParenExpr:
+			call = n
+			continue
+		case *ast.AssignStmt:
+			for j, rv := range n.Rhs {
+				if ast.Unparen(rv) != ast.Unparen(call.(ast.Expr)) {
+					continue
+				}
+				lhs := n.Lhs
+				if len(n.Lhs) == len(n.Rhs) {
+					lhs = n.Lhs[j : j+1]
+				}
+				for _, l := range lhs {
+					if r.packageRooted(l) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// packageRooted reports whether e is a package-level variable, or a field,
+// element or dereference of one (opts.logger, loggers[name]).
+func (r *Result) packageRooted(e ast.Expr) bool {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			v, ok := r.info.ObjectOf(x).(*types.Var)
+			return ok && !v.IsField() && v.Pkg() != nil && v.Parent() == v.Pkg().Scope()
+		case *ast.SelectorExpr:
+			if s := r.info.Selections[x]; s == nil {
+				// pkg.Var
+				v, ok := r.info.ObjectOf(x.Sel).(*types.Var)
+				return ok && !v.IsField() && v.Pkg() != nil && v.Parent() == v.Pkg().Scope()
+			} else if s.Kind() != types.FieldVal {
+				return false
+			}
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		default:
+			return false
+		}
+	}
 }
 
 // LentOnly reports whether root hands the lease on only as a direct
