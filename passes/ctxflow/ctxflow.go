@@ -94,6 +94,9 @@ type Result struct {
 	assigns map[types.Object][]assign
 	pass    *analysis.Pass
 	local   map[*types.Func]bool // functions of this package that carry cancellation
+	// nilFields are the context fields the package sets to nil or tests
+	// against nil: not a context a function can count on (nilfields.go).
+	nilFields map[*types.Var]bool
 	// ctxAssigns lists the values assigned to local context variables (nil
 	// for a result of a tuple-valued call other than the first).
 	ctxAssigns map[types.Object][]ast.Expr
@@ -238,6 +241,9 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
 
+	if analysisutil.Reaches(pass.Pkg, "context") {
+		r.nilFields = nilContextFields(pass.TypesInfo, ins)
+	}
 	var returns []*returnSite
 	var stack []*Func
 	filter := []ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}
@@ -480,7 +486,7 @@ func (r *Result) addFunc(f *Func, recv *ast.FieldList) {
 		if st, ok := t.Underlying().(*types.Struct); ok {
 			for i := range st.NumFields() {
 				fld := st.Field(i)
-				if analysisutil.IsContext(fld.Type()) && fld.Name() != "_" {
+				if analysisutil.IsContext(fld.Type()) && fld.Name() != "_" && !r.nilFields[fld] {
 					f.Contexts = append(f.Contexts, Context{Kind: FieldContext, Obj: rv, Field: fld, Expr: rv.Name() + "." + fld.Name()})
 				}
 			}

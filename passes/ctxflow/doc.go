@@ -12,7 +12,9 @@
 //   - the functions of the package (declarations and literals), their
 //     signatures, and the contexts in reach of each: context.Context
 //     parameters, r.Context() of an *http.Request parameter, a context held
-//     in a field of the receiver, and those of enclosing functions;
+//     in a field of the receiver (unless the package sets that field to
+//     nil or tests it against nil: a value built without a context leaves
+//     it nil), and those of enclosing functions;
 //   - whether a call is context-bound: it passes a context or an
 //     *http.Request, or calls a function known (by a fact) to return
 //     cancellation, or is g.Wait() on a local group made by
