@@ -97,6 +97,10 @@ type Result struct {
 	// nilFields are the context fields the package sets to nil or tests
 	// against nil: not a context a function can count on (nilfields.go).
 	nilFields map[*types.Var]bool
+	// localLits are the literals called where they are written
+	// (`err := func() error { ... }()`) whose returns may carry
+	// cancellation: their calls are context-bound.
+	localLits map[ast.Node]bool
 	// ctxAssigns lists the values assigned to local context variables (nil
 	// for a result of a tuple-valued call other than the first).
 	ctxAssigns map[types.Object][]ast.Expr
@@ -223,6 +227,8 @@ func run(pass *analysis.Pass) (any, error) {
 		pass:    pass,
 		local:   make(map[*types.Func]bool),
 
+		localLits: make(map[ast.Node]bool),
+
 		ctxAssigns:    make(map[types.Object][]ast.Expr),
 		holderAssigns: make(map[types.Object][]ast.Expr),
 		ctxErrFuncs:   make(map[*types.Func]*ReturnsCtxErr),
@@ -246,6 +252,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	var returns []*returnSite
 	var stack []*Func
+	invoked := make(map[ast.Node]bool) // literals called where they are written
 	filter := []ast.Node{(*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)}
 	// Every source of cancellation (a context, a request, a group, a
 	// function with the CarriesCancel fact) needs package context: without
@@ -283,6 +290,9 @@ func run(pass *analysis.Pass) (any, error) {
 			f := &Func{Node: n, Type: n.Type, Body: n.Body, Sig: sig, Parent: parent}
 			r.addFunc(f, nil)
 			stack = append(stack, f)
+			if call, ok := c.Parent().Node().(*ast.CallExpr); ok && ast.Unparen(call.Fun) == n {
+				invoked[n] = true // err := func() error { ... }()
+			}
 		case *ast.AssignStmt:
 			r.recordAssign(c, n.Lhs, n.Rhs, n.Tok == token.DEFINE)
 		case *ast.ValueSpec:
@@ -294,7 +304,7 @@ func run(pass *analysis.Pass) (any, error) {
 		case *ast.RangeStmt:
 			r.recordRange(n)
 		case *ast.ReturnStmt:
-			if parent != nil && parent.Obj != nil {
+			if parent != nil && (parent.Obj != nil || invoked[parent.Node]) {
 				returns = append(returns, &returnSite{fn: parent, ret: n, cur: c})
 			}
 			if parent != nil {
@@ -329,6 +339,16 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 		for _, rs := range returns {
+			if rs.fn.Obj == nil {
+				// A literal called where it is written: its call is
+				// context-bound when one of its returns carries.
+				if r.localLits[rs.fn.Node] || !receivesCancel(rs.fn) || !rs.carries(r) {
+					continue
+				}
+				r.localLits[rs.fn.Node] = true
+				changed = true
+				continue
+			}
 			if r.local[rs.fn.Obj] || !receivesCancel(rs.fn) || !rs.carries(r) {
 				continue
 			}
@@ -356,7 +376,9 @@ func run(pass *analysis.Pass) (any, error) {
 	if r.ImportsContext {
 		rets := make(map[*Func][]*ast.ReturnStmt)
 		for _, rs := range returns {
-			rets[rs.fn] = append(rets[rs.fn], rs.ret)
+			if rs.fn.Obj != nil {
+				rets[rs.fn] = append(rets[rs.fn], rs.ret)
+			}
 		}
 		r.computeCtxErrFuncs(pass, rets)
 		r.computeCheckers(pass)
@@ -827,6 +849,9 @@ func (r *Result) varCarriesAt(v *types.Var, pos token.Pos) bool {
 func (r *Result) BoundCall(call *ast.CallExpr) bool { return r.boundCall(call) }
 
 func (r *Result) boundCall(call *ast.CallExpr) bool {
+	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok && r.localLits[lit] {
+		return true
+	}
 	fn := analysisutil.Callee(r.info, call)
 	if fn != nil && r.groupWait(fn, call) {
 		return true

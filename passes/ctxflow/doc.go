@@ -19,7 +19,9 @@
 //     *http.Request, or calls a function known (by a fact) to return
 //     cancellation, or is g.Wait() on a local group made by
 //     errgroup.WithContext(ctx) or the runtime's scope.New(ctx) (with a
-//     context that is not detached);
+//     context that is not detached), or calls a literal where it is written
+//     (`err := func() error { ... }()`) one of whose returns may carry
+//     cancellation;
 //   - whether an error expression may carry cancellation: ctx.Err(),
 //     context.Cause, context.Canceled and context.DeadlineExceeded, the error
 //     result of a context-bound call, and values derived from these by
