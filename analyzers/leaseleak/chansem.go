@@ -33,18 +33,24 @@ func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
 	// An acquirer: a method whose success hands the slot to its caller,
 	// released by another function of the package (Lock/Unlock as a
 	// channel of capacity one). Its failure returns must not hold it.
+	// Its own receives, if any, give the slot back only to report a
+	// failure (`<-s.sem; return errRestarting`): it yields the slot
+	// rather than releasing a use of it.
 	acquirer := false
 	errIdx := -1
-	if !f.receivesBare(f.body, send.Chan) {
-		if fd, ok := f.cur.Node().(*ast.FuncDecl); ok {
-			if sig, ok := info.Defs[fd.Name].Type().(*types.Signature); ok {
-				errIdx = analysisutil.ErrorResult(sig)
-			}
+	if fd, ok := f.cur.Node().(*ast.FuncDecl); ok {
+		if sig, ok := info.Defs[fd.Name].Type().(*types.Signature); ok {
+			errIdx = analysisutil.ErrorResult(sig)
 		}
+	}
+	if local := f.receivesBare(f.body, send.Chan); !local || errIdx >= 0 && f.yieldsOnlyToFail(send.Chan, errIdx) {
 		if errIdx < 0 || !f.s.fieldReceivedElsewhere(send.Chan, f.body) {
-			return // not a semaphore here
+			if !local {
+				return // not a semaphore here
+			}
+		} else {
+			acquirer = true
 		}
-		acquirer = true
 	}
 	// A send that is a select's comm acquires only on its own case: the
 	// other cases (a ctx.Done arm, a default) hold no slot.
@@ -57,6 +63,7 @@ func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
 			own = cc
 		}
 	}
+	counted := f.countedReleases(send.Chan)
 	w := &walker{
 		enters: func(b *cfg.Block) bool {
 			if own == nil {
@@ -79,10 +86,12 @@ func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
 		disposes: func(n ast.Node) bool {
 			if acquirer {
 				// return nil: the caller holds the slot now.
-				ret, ok := n.(*ast.ReturnStmt)
-				return ok && errIdx < len(ret.Results) && info.Types[ret.Results[errIdx]].IsNil()
+				if ret, ok := n.(*ast.ReturnStmt); ok {
+					return errIdx < len(ret.Results) && info.Types[ret.Results[errIdx]].IsNil()
+				}
+				return f.receivesBare(n, send.Chan)
 			}
-			return f.receivesBare(n, send.Chan) || f.handsOn(n, send.Chan)
+			return f.receivesBare(n, send.Chan) || f.handsOn(n, send.Chan) || counted[n]
 		},
 		assignsErr: func(ast.Node) bool { return false },
 		failed:     func(ast.Expr, bool) bool { return false },
@@ -110,6 +119,96 @@ func (f *function) checkChanSemaphore(b *cfg.Block, i int, send *ast.SendStmt) {
 		Message: msg,
 		Related: related,
 	})
+}
+
+// countedReleases returns the ranged expressions of the loops that give
+// back one slot of ch per element of a local slice the function appends to
+// (`acquired = append(acquired, struct{}{})` after each send; `for range
+// acquired { <-ch }`): passing such a loop releases what was counted, none
+// when nothing was (the path that skips its body held no slot).
+func (f *function) countedReleases(ch ast.Expr) map[ast.Node]bool {
+	info := f.info()
+	var out map[ast.Node]bool
+	appended := make(map[types.Object]bool)
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			return true
+		}
+		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && id.Name == "append" && len(call.Args) > 1 {
+			if l, ok := ast.Unparen(as.Lhs[0]).(*ast.Ident); ok {
+				if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "append" {
+					appended[info.ObjectOf(l)] = true
+				}
+			}
+		}
+		return true
+	})
+	if len(appended) == 0 {
+		return nil
+	}
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		rs, ok := n.(*ast.RangeStmt)
+		if !ok {
+			return true
+		}
+		id, ok := ast.Unparen(rs.X).(*ast.Ident)
+		if !ok || !appended[info.ObjectOf(id)] || !f.receivesBare(rs.Body, ch) {
+			return true
+		}
+		if out == nil {
+			out = make(map[ast.Node]bool)
+		}
+		out[rs.X] = true
+		return true
+	})
+	return out
+}
+
+// yieldsOnlyToFail reports whether every bare receive from ch in the
+// function (outside literals) is followed at once, in its statement list,
+// by a return of a non-nil error in result errIdx: the function gives the
+// slot back only on its way to reporting a failure.
+func (f *function) yieldsOnlyToFail(ch ast.Expr, errIdx int) bool {
+	info := f.info()
+	ok := true
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		if !ok {
+			return false
+		}
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		default:
+			return true
+		}
+		for i, st := range list {
+			if _, isStmt := st.(*ast.ExprStmt); !isStmt || !f.receivesBare(st, ch) {
+				continue
+			}
+			var ret *ast.ReturnStmt
+			if i+1 < len(list) {
+				ret, _ = list[i+1].(*ast.ReturnStmt)
+			}
+			if ret == nil || errIdx >= len(ret.Results) || info.Types[ret.Results[errIdx]].IsNil() {
+				ok = false
+				return false
+			}
+		}
+		return true
+	})
+	return ok
 }
 
 // fieldReceivedElsewhere reports whether ch is a field (x.slot) that some
@@ -141,6 +240,23 @@ func (s *state) fieldReceivedElsewhere(ch ast.Expr, body *ast.BlockStmt) bool {
 				return !prefilled
 			}
 			ast.Inspect(lb, func(m ast.Node) bool {
+				if cc, ok := m.(*ast.CommClause); ok {
+					// case s.slot <- struct{}{}: a send that waits
+					// with other cases (ctx.Done) takes slots, one
+					// per round (a drain); a pool is filled with
+					// plain sends.
+					for _, st := range cc.Body {
+						ast.Inspect(st, func(n ast.Node) bool {
+							if snd, ok := n.(*ast.SendStmt); ok {
+								if x, ok := ast.Unparen(snd.Chan).(*ast.SelectorExpr); ok && info.ObjectOf(x.Sel) == fld {
+									prefilled = true
+								}
+							}
+							return !prefilled
+						})
+					}
+					return false
+				}
 				if snd, ok := m.(*ast.SendStmt); ok {
 					if x, ok := ast.Unparen(snd.Chan).(*ast.SelectorExpr); ok && info.ObjectOf(x.Sel) == fld {
 						prefilled = true

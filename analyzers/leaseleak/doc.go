@@ -57,12 +57,18 @@
 // for good. A send that is a select's case takes a slot only on its own
 // case, and a `case <-sem:` waits for a signal rather than giving one
 // back. A function with an error result that sends on such a field and
-// never receives from it, while another function of the package does (a
-// LockContext whose Unlock receives), is an acquirer: its success hands
-// the slot to the caller, and a return of a non-nil error while holding it
-// loses the slot, since the caller, told it failed, never gives it back (a
-// field that a loop fills with tokens works the other way round and is not
-// one).
+// never receives from it, or receives only right before returning a
+// failure (`<-s.sem; return errRestarting`: it yields the slot), while
+// another function of the package receives (a LockContext whose Unlock
+// receives), is an acquirer: its success hands the slot to the caller, and
+// a return of a non-nil error while holding it loses the slot, since the
+// caller, told it failed, never gives it back (a field that a loop fills
+// with plain sends is a pool of tokens, which works the other way round; a
+// loop that sends in a select case beside ctx.Done takes slots). A loop
+// ranging over a local slice that the function appends to, and receiving
+// in its body, gives back as many slots as were counted into it
+// (`taken = append(taken, struct{}{})` after each send; `for range taken {
+// <-sem }`).
 //
 // A value no table knows is a lease too when the function treats it as
 // one: a local assigned from a call whose type has a Close, End, Finish or

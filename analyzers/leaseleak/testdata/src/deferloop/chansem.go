@@ -159,3 +159,87 @@ func (p *tokenPool) put(valid bool) error {
 	}
 	return nil
 }
+
+// gate is a supervisor's concurrency gate: acquire hands a slot to its
+// caller, who releases it with done; drain takes every slot for a restart.
+type gate struct {
+	slots      chan struct{}
+	restarting bool
+	errBusy    error
+}
+
+// acquire yields the slot back when a restart is draining and reports the
+// failure: the caller holds a slot only when it returns nil.
+func (g *gate) acquire(ctx context.Context) error {
+	select {
+	case g.slots <- struct{}{}:
+		if g.restarting {
+			<-g.slots
+			return g.errBusy
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// acquireKeep reports the restart while still holding the slot.
+func (g *gate) acquireKeep(ctx context.Context) error {
+	select {
+	case g.slots <- struct{}{}: // want `this send takes a slot of g.slots, and the return when g.restarting reports a failure while holding it`
+		if g.restarting {
+			return g.errBusy
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (g *gate) done() { <-g.slots }
+
+// drain takes n slots, counting each, and gives back as many as it counted
+// on every way out.
+func (g *gate) drain(ctx context.Context, n int, restart func() error) error {
+	taken := make([]struct{}, 0, n)
+	for range n {
+		select {
+		case g.slots <- struct{}{}:
+			taken = append(taken, struct{}{})
+		case <-ctx.Done():
+			for range taken {
+				<-g.slots
+			}
+			return ctx.Err()
+		}
+	}
+	err := restart()
+	for range taken {
+		<-g.slots
+	}
+	return err
+}
+
+// drainEarly returns on a failed restart before giving the counted slots
+// back.
+func (g *gate) drainEarly(ctx context.Context, n int, restart func() error) error {
+	taken := make([]struct{}, 0, n)
+	for range n {
+		select {
+		case g.slots <- struct{}{}: // want `the slot this send takes from the semaphore g.slots is not given back`
+			taken = append(taken, struct{}{})
+		case <-ctx.Done():
+			for range taken {
+				<-g.slots
+			}
+			return ctx.Err()
+		}
+	}
+	if err := restart(); err != nil {
+		return err
+	}
+	for range taken {
+		<-g.slots
+	}
+	return nil
+}
