@@ -176,6 +176,11 @@
 //     the package that only such literals call, each returning what it
 //     returns (`g.Go(func() error { return s.worker(ctx, jobs) })`), is
 //     such a literal for its nil on the group context's Done;
+//   - a cancellation the function causes itself: the tested error comes
+//     from a call given a context the function derived (WithCancel and
+//     kin) and cancels on some path other than a deferred call (`cancel()`
+//     once a callback has found what it looked for), so context.Canceled
+//     is, or may be, its own early stop;
 //   - a literal handed to a call given the same context it waits on
 //     (`r.List(ctx, func(id ID) error { ... case <-ctx.Done(): return nil
 //     ... })`): its nil goes back to List, which holds ctx and reports its

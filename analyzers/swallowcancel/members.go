@@ -3,6 +3,7 @@ package swallowcancel
 import (
 	"go/ast"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ast/inspector"
 
@@ -126,4 +127,85 @@ func (s *state) callbackOf(f *ctxflow.Func, x ast.Expr) bool {
 		}
 	}
 	return false
+}
+
+// selfCanceled reports whether the error the if statement at cur tests
+// comes from a call given a context the function derived itself
+// (context.WithCancel and kin) and cancels itself on some path other than
+// a deferred call: the function stops the call early by canceling
+// (`cancel()` once a callback found what it looked for), so a
+// context.Canceled out of it is, or may be, that stop and not a caller's
+// cancellation.
+//
+//	listCtx, cancel := context.WithCancel(ctx)
+//	defer cancel()
+//	err = s.List(listCtx, func(id ID) error { ...; k = key; cancel(); return nil })
+//	if err == context.Canceled {
+//		err = nil
+//	}
+func (s *state) selfCanceled(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt, errExpr ast.Expr) bool {
+	id, ok := ast.Unparen(errExpr).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := s.info.ObjectOf(id).(*types.Var)
+	if !ok {
+		return false
+	}
+	_, call := sourceAssign(cur, n, v, s.info)
+	if call == nil {
+		return false
+	}
+	ctxs := make(map[types.Object]bool)
+	for _, a := range call.Args {
+		if cid, ok := ast.Unparen(a).(*ast.Ident); ok && analysisutil.IsContext(s.info.TypeOf(a)) {
+			ctxs[s.info.ObjectOf(cid)] = true
+		}
+	}
+	if len(ctxs) == 0 {
+		return false
+	}
+	// The cancel functions that come with those contexts.
+	cancels := make(map[types.Object]bool)
+	ast.Inspect(f.Body, func(m ast.Node) bool {
+		as, ok := m.(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != 2 || len(as.Rhs) != 1 {
+			return true
+		}
+		c, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fn := analysisutil.Callee(s.info, c)
+		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" || !strings.HasPrefix(fn.Name(), "With") {
+			return true
+		}
+		lc, ok1 := as.Lhs[0].(*ast.Ident)
+		lk, ok2 := as.Lhs[1].(*ast.Ident)
+		if ok1 && ok2 && ctxs[s.info.ObjectOf(lc)] && lk.Name != "_" {
+			cancels[s.info.ObjectOf(lk)] = true
+		}
+		return true
+	})
+	if len(cancels) == 0 {
+		return false
+	}
+	called := false
+	ast.Inspect(f.Body, func(m ast.Node) bool {
+		if called {
+			return false
+		}
+		switch m := m.(type) {
+		case *ast.DeferStmt:
+			if fid, ok := ast.Unparen(m.Call.Fun).(*ast.Ident); ok && cancels[s.info.ObjectOf(fid)] {
+				return false // defer cancel(): the release on the way out
+			}
+		case *ast.CallExpr:
+			if fid, ok := ast.Unparen(m.Fun).(*ast.Ident); ok && cancels[s.info.ObjectOf(fid)] {
+				called = true
+			}
+		}
+		return !called
+	})
+	return called
 }

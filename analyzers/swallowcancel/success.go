@@ -347,6 +347,9 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 	if t.Ctx != nil && !s.ctxOwned(t.Ctx) {
 		return
 	}
+	if t.Err != nil && t.Canceled && s.selfCanceled(cur, f, n, t.Err) {
+		return // the function's own early stop
+	}
 	if s.clearsError(f, n, t) {
 		var fixes []analysis.SuggestedFix
 		if !s.lastImportUse(n) {

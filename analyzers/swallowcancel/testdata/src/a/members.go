@@ -2,6 +2,7 @@ package a
 
 import (
 	"context"
+	"errors"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -136,4 +137,53 @@ func listOther(ctx, jobCtx context.Context, l idLister, ch chan<- int) error {
 		}
 		return nil
 	})
+}
+
+// ---- a cancellation the function causes itself ----
+
+type keyStore interface {
+	ListKeys(ctx context.Context, fn func(id string) error) error
+}
+
+// findKey stops the listing with its own cancel once it has the key: the
+// Canceled out of ListKeys is that stop.
+func findKey(ctx context.Context, ks keyStore, want string) (string, error) {
+	listCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var found string
+	err := ks.ListKeys(listCtx, func(id string) error {
+		if id == want {
+			found = id
+			cancel()
+		}
+		return nil
+	})
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return found, nil
+}
+
+// Near-miss: the derived context is only released on the way out, so a
+// Canceled out of ListKeys is the caller's.
+func findKeyDeferred(ctx context.Context, ks keyStore, want string) (string, error) {
+	listCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var found string
+	err := ks.ListKeys(listCtx, func(id string) error {
+		if id == want {
+			found = id
+		}
+		return nil
+	})
+	if errors.Is(err, context.Canceled) { // want `when err is a cancellation this branch sets it to nil`
+		err = nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return found, nil
 }
