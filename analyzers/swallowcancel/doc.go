@@ -189,6 +189,11 @@
 //     (`_ = f(ctx)`) and branches that handle the error (an http handler
 //     whose client left has nothing to return); calls of methods of
 //     *http.Request (ParseForm reports malformed input, not cancellation);
+//   - inside a loop over a collection (a range over a slice, array, map,
+//     string or integer) in a function with no results, failures logged
+//     and stepped over when nothing but logging follows the loop: nothing
+//     records the work as done and nothing is returned, so no caller is
+//     told it finished (a dispatcher that sends an event to each sink);
 //   - a context held in a field or package variable (`case <-s.closed.Done()`
 //     reports the object's own end, a different contract), and contexts
 //     that cannot be canceled (context.Background(), WithoutCancel);

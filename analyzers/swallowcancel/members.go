@@ -9,6 +9,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
@@ -208,4 +209,43 @@ func (s *state) selfCanceled(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStm
 		return !called
 	})
 	return called
+}
+
+// loopIsLastAct reports whether f returns nothing, loop walks a
+// collection and, once it is done, f reaches its end without calling
+// anything but loggers: a failure logged inside the loop reaches no caller
+// as success, since nothing after the loop records the work as done and no
+// result says so.
+func (s *state) loopIsLastAct(f *ctxflow.Func, loop ast.Stmt) bool {
+	if f.Sig.Results().Len() != 0 {
+		return false
+	}
+	// Over a collection: a range over a slice, array, map or string ends
+	// with it; a stream or an open-ended loop may not.
+	rs, ok := loop.(*ast.RangeStmt)
+	if !ok {
+		return false
+	}
+	switch s.info.TypeOf(rs.X).Underlying().(type) {
+	case *types.Slice, *types.Array, *types.Map, *types.Basic:
+	case *types.Pointer: // a pointer to an array
+	default:
+		return false
+	}
+	g := s.graphs.Func(f.Node)
+	if g == nil {
+		return false
+	}
+	p, ok := g.LoopDone(loop)
+	if !ok {
+		return false
+	}
+	work := func(n ast.Node) bool {
+		return flow.Mentions(n, func(m ast.Node) bool {
+			call, ok := m.(*ast.CallExpr)
+			return ok && !analysisutil.IsLogCall(s.info, call)
+		})
+	}
+	_, found := g.Reaches(p, work, nil)
+	return !found
 }

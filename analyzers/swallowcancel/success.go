@@ -108,6 +108,12 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		// sender closes it.
 		return
 	}
+	if s.loopIsLastAct(f, loop) {
+		// func dispatch(ctx) { for _, s := range sinks { if err :=
+		// s.Send(ctx, ev); err != nil { log(err); continue } } }: nothing
+		// after the loop, and no result: no one is told the work was done.
+		return
+	}
 	ctx := s.ctxFor(f, nil)
 	msg := fmt.Sprintf("%s may carry the cancellation of %s and is only %s, so %s goes on after cancellation and %s fails once per remaining item",
 		errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop), f.Name())

@@ -204,13 +204,26 @@ func logAndContinue(ctx context.Context, keys []string) error {
 	return nil
 }
 
+// Nothing follows the loop and nothing is returned: no one is told the
+// puts were done.
 func logAndFallThrough(ctx context.Context, m map[string]string) {
+	for k, v := range m {
+		err := store.Put(ctx, k, v)
+		if err != nil {
+			log.Println(err)
+		}
+	}
+}
+
+// The loop is followed by the record that the puts were done.
+func logAndMark(ctx context.Context, m map[string]string, done func()) {
 	for k, v := range m {
 		err := store.Put(ctx, k, v)
 		if err != nil { // want `the loop over m goes on after cancellation`
 			log.Println(err)
 		}
 	}
+	done()
 }
 
 // NEGATIVES for success.

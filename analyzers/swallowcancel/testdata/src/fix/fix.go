@@ -176,7 +176,8 @@ loop:
 // than insert a bare return.
 func putAsync(ctx context.Context, ks []string) {
 	go func() {
-		for _, k := range ks {
+		for i := 0; i < len(ks); i++ {
+			k := ks[i]
 			if err := store.Put(ctx, k, "v"); err != nil { // want `only logged`
 				log.Printf("put %s: %v", k, err)
 			}
@@ -242,7 +243,8 @@ loop:
 // end the goroutine; no fix.
 func putAsyncThenLog(ctx context.Context, ks []string) {
 	go func() {
-		for _, k := range ks {
+		for i := 0; i < len(ks); i++ {
+			k := ks[i]
 			if err := store.Put(ctx, k, "v"); err != nil { // want `only logged`
 				log.Printf("put %s: %v", k, err)
 			}
