@@ -46,7 +46,7 @@ func (st *state) checkContextless(cfg Config, cur inspector.Cursor, call *ast.Ca
 		return analysis.Diagnostic{}, false
 	}
 	f := st.res.Enclosing(cur)
-	if f == nil || !f.HasContext() || st.inMainOrInit(f) || st.inDefer(cur, f) || st.boundReceiver(f, call, fn) {
+	if f == nil || !f.HasContext() || st.inMainOrInit(f) || st.inDefer(cur, f) {
 		return analysis.Diagnostic{}, false
 	}
 	if f.Obj != nil && f.Obj.Name() == variant {
@@ -276,72 +276,4 @@ func (st *state) recontexted(cur inspector.Cursor, call *ast.CallExpr) bool {
 		return !found
 	})
 	return found
-}
-
-// boundReceiver reports whether call is a method of a value bound to the
-// context it was made under (knowledge.BoundReceiver): tx.Exec on a
-// *sql.Tx ends when the context of its BeginTx does, and so does a
-// statement that tx.Prepare made. A statement of unknown origin (a
-// parameter, a field) counts only when its type is always bound.
-func (st *state) boundReceiver(f *ctxflow.Func, call *ast.CallExpr, fn *types.Func) bool {
-	info := st.pass.TypesInfo
-	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok || fn.Type().(*types.Signature).Recv() == nil {
-		return false
-	}
-	maker, ok := knowledge.BoundReceiver(fn.Pkg().Path(), analysisutil.RecvTypeName(fn))
-	if !ok {
-		return false
-	}
-	if maker == "" {
-		return true
-	}
-	// stmt, err := tx.Prepare(...): every assignment of the value, in the
-	// function and the literals around it, is from a method of the maker.
-	id, ok := ast.Unparen(sel.X).(*ast.Ident)
-	if !ok {
-		return false
-	}
-	v, ok := info.ObjectOf(id).(*types.Var)
-	if !ok || v.Parent() == nil || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
-		return false
-	}
-	root := f
-	for root.Parent != nil {
-		root = root.Parent
-	}
-	seen, bad := 0, false
-	ast.Inspect(root.Body, func(n ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		if !ok || bad {
-			return !bad
-		}
-		for i, l := range as.Lhs {
-			lid, ok := ast.Unparen(l).(*ast.Ident)
-			if !ok || info.ObjectOf(lid) != v {
-				continue
-			}
-			var rhs ast.Expr
-			switch {
-			case len(as.Rhs) == len(as.Lhs):
-				rhs = as.Rhs[i]
-			case len(as.Rhs) == 1:
-				rhs = as.Rhs[0]
-			}
-			c, ok := ast.Unparen(rhs).(*ast.CallExpr)
-			if !ok {
-				bad = true
-				return false
-			}
-			m := analysisutil.Callee(info, c)
-			if m == nil || m.Pkg() == nil || m.Type().(*types.Signature).Recv() == nil ||
-				m.Pkg().Path()+"."+analysisutil.RecvTypeName(m) != maker {
-				bad = true
-				return false
-			}
-			seen++
-		}
-		return true
-	})
-	return seen > 0 && !bad
 }

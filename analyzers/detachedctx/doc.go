@@ -41,11 +41,8 @@
 // calls whose value is stored in a field or composite (c.cmd =
 // exec.Command(...): a subprocess the object manages, meant to outlive the
 // call; not for a dial, whose context bounds only the dial, so a kept
-// connection was still dialed without the caller's context), methods of
-// values bound for life to the context they were made under (a *sql.Tx
-// is rolled back, its running statement stopped, when the context of its
-// BeginTx ends; so is a *sql.Stmt that the Tx prepared: tx.Exec,
-// stmt.Exec), and calls in main and init.
+// connection was still dialed without the caller's context), and calls in
+// main and init.
 //
 // It also reports, where a caller's context (a parameter, or a request's)
 // is in reach, a call of a function of the module that takes no context

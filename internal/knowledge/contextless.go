@@ -61,23 +61,3 @@ func Contextless(pkg, typ, name string) (ContextForm, bool) {
 // its context-aware form: Query and QueryContext, Do and DoWithContext,
 // Get and GetCtx.
 var ContextSuffixes = []string{"Context", "WithContext", "Ctx"}
-
-// boundReceivers are the types whose values are bound, for their whole
-// life, to the context they were made under, so a method of theirs that
-// takes no context still ends with it: a *sql.Tx begun with BeginTx(ctx)
-// is rolled back and its connection closed when ctx ends, which stops its
-// running statement, and a *sql.Stmt prepared on such a Tx (Tx.Prepare,
-// Tx.Stmt) belongs to it. The value key is the type whose methods make
-// such a bound value of the key type ("" when every value is bound).
-var boundReceivers = map[string]string{
-	"database/sql.Tx":   "",
-	"database/sql.Stmt": "database/sql.Tx",
-}
-
-// BoundReceiver reports whether values of the named type are bound to
-// their maker's context: always (maker ""), or when made by a method of
-// the type maker.
-func BoundReceiver(pkg, typ string) (maker string, ok bool) {
-	maker, ok = boundReceivers[pkg+"."+typ]
-	return maker, ok
-}
