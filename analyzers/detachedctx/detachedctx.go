@@ -65,6 +65,9 @@ type state struct {
 	// field; storedAt indexes them.
 	storedFindings []*analysis.Diagnostic
 	storedAt       map[storedKey]*analysis.Diagnostic
+	// funcVars maps the package's variables that hold a declared function
+	// (var timeAfterFunc = time.AfterFunc) to it; computed on first use.
+	funcVars map[*types.Var]*types.Func
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -150,7 +153,7 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	if !ok {
 		return analysis.Diagnostic{}, false
 	}
-	if st.afterEnd(cur, f, call) || st.nilFallback(cur, f) || st.inAfterFunc(cur) {
+	if st.afterEnd(cur, f, call) || st.nilFallback(cur, f) || st.inAfterFunc(cur) || st.rebasedWith(cur, call) {
 		return analysis.Diagnostic{}, false
 	}
 	fl := st.follow(cur, f, 0)
@@ -376,9 +379,105 @@ func (st *state) enclosingGoLit(cur inspector.Cursor) *ast.FuncLit {
 			}
 			continue
 		}
-		if sharedRunner(analysisutil.Callee(st.pass.TypesInfo, call)) {
+		if sharedRunner(st.callee(call)) {
 			out = lit
 		}
+	}
+	return out
+}
+
+// rebasedWith reports whether the fresh context root is an argument of a
+// call that is also given a live context of the caller's:
+// `request.AddValues(context.Background(), ctx)` builds a context on a new
+// root from what ctx holds, the hand-made form of context.WithoutCancel,
+// so the detachment is the call's purpose, made with ctx in view.
+func (st *state) rebasedWith(cur inspector.Cursor, root *ast.CallExpr) bool {
+	call, ok := cur.Parent().Node().(*ast.CallExpr)
+	if !ok || ast.Unparen(call.Fun) == ast.Expr(root) {
+		return false
+	}
+	info := st.pass.TypesInfo
+	for _, a := range call.Args {
+		if ast.Unparen(a) == ast.Expr(root) {
+			continue
+		}
+		if t := info.TypeOf(a); (analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t)) && !st.res.Detached(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// callee returns the function call calls: its static callee, or the
+// declared function a package variable it calls through holds (var
+// timeAfterFunc = time.AfterFunc, a seam for tests).
+func (st *state) callee(call *ast.CallExpr) *types.Func {
+	info := st.pass.TypesInfo
+	if fn := analysisutil.Callee(info, call); fn != nil {
+		return fn
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	if !ok || v.Pkg() != st.pass.Pkg || v.Parent() != v.Pkg().Scope() {
+		return nil
+	}
+	if st.funcVars == nil {
+		st.funcVars = packageFuncVars(st.pass)
+	}
+	return st.funcVars[v]
+}
+
+// packageFuncVars returns the package-level variables initialized to a
+// declared function and assigned nowhere else outside tests, with that
+// function.
+func packageFuncVars(pass *analysis.Pass) map[*types.Var]*types.Func {
+	info := pass.TypesInfo
+	out := make(map[*types.Var]*types.Func)
+	reassigned := make(map[*types.Var]bool)
+	for _, file := range pass.Files {
+		test := strings.HasSuffix(pass.Fset.File(file.Pos()).Name(), "_test.go")
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				if test || len(n.Names) != len(n.Values) {
+					return true
+				}
+				for i, name := range n.Names {
+					v, ok := info.Defs[name].(*types.Var)
+					if !ok || v.Parent() != v.Pkg().Scope() {
+						continue
+					}
+					var fn *types.Func
+					switch e := ast.Unparen(n.Values[i]).(type) {
+					case *ast.Ident:
+						fn, _ = info.Uses[e].(*types.Func)
+					case *ast.SelectorExpr:
+						fn, _ = info.Uses[e.Sel].(*types.Func)
+					}
+					if fn != nil {
+						out[v] = fn
+					}
+				}
+			case *ast.AssignStmt:
+				if test {
+					return true
+				}
+				for _, l := range n.Lhs {
+					if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+						if v, ok := info.Uses[id].(*types.Var); ok {
+							reassigned[v] = true
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	for v := range reassigned {
+		delete(out, v)
 	}
 	return out
 }

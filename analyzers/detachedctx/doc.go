@@ -152,12 +152,18 @@
 //     and also makes a fresh one is reported, and so is one its spawner waits
 //     for on every path (a local WaitGroup, a done channel): its work is the
 //     spawner's. Literals run later or once for
-//     many callers (time.AfterFunc, callbacks stored in a field or a
+//     many callers (time.AfterFunc, called directly or through a package
+//     variable that holds it, such as a seam for tests, callbacks stored
+//     in a field or a
 //     composite literal or returned to the caller, such as a shutdown
 //     function, sync.Once.Do, sync.OnceFunc/OnceValue/
 //     OnceValues, singleflight's Do and DoChan) are treated the same way:
 //     one caller's cancellation must not fail the others. Literals passed to
 //     context.AfterFunc run after the context ended and are never reported;
+//   - a fresh root given to a call together with a live context of the
+//     caller's (`addValues(context.Background(), ctx)`): the call builds a
+//     context on a new root from what ctx holds, a hand-made
+//     context.WithoutCancel, so the detachment is its purpose;
 //   - a context field of a receiver whose struct also holds a cancel
 //     function (context.CancelFunc, CancelCauseFunc, or a func field named
 //     like cancel): the receiver owns that context, it is its own lifetime
