@@ -181,6 +181,11 @@
 //     kin) and cancels on some path other than a deferred call (`cancel()`
 //     once a callback has found what it looked for), so context.Canceled
 //     is, or may be, its own early stop;
+//   - a branch that admits only a deadline's expiry (errors.Is(err,
+//     context.DeadlineExceeded)) and answers with a stand-in made there (a
+//     call or a literal: the offline image for a timed-out fetch): a
+//     degraded answer the function chose; returning what was gathered
+//     before the branch is still reported;
 //   - a literal handed to a call given the same context it waits on
 //     (`r.List(ctx, func(id ID) error { ... case <-ctx.Done(): return nil
 //     ... })`): its nil goes back to List, which holds ctx and reports its

@@ -2,6 +2,7 @@ package swallowcancel
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -248,4 +249,44 @@ func (s *state) loopIsLastAct(f *ctxflow.Func, loop ast.Stmt) bool {
 	}
 	_, found := g.Reaches(p, work, nil)
 	return !found
+}
+
+// fallbackAnswer reports whether ret, returning a nil error in result
+// idx, returns a stand-in made in the branch that starts at from: a call
+// or a non-empty composite literal, or a variable declared in the branch.
+// A variable from before the branch (the results gathered so far) is no
+// stand-in: returning it on a timeout passes partial work off as done.
+func (s *state) fallbackAnswer(f *ctxflow.Func, ret *ast.ReturnStmt, idx int, from token.Pos) bool {
+	if len(ret.Results) != f.Sig.Results().Len() {
+		return false
+	}
+	found := false
+	for i, r := range ret.Results {
+		if i == idx {
+			continue
+		}
+		switch r := ast.Unparen(r).(type) {
+		case *ast.CallExpr:
+			if tv, ok := s.info.Types[r.Fun]; ok && tv.IsType() {
+				return false // a conversion of what came before
+			}
+			found = true
+		case *ast.CompositeLit:
+			if len(r.Elts) > 0 {
+				found = true
+			}
+		case *ast.UnaryExpr:
+			if cl, ok := ast.Unparen(r.X).(*ast.CompositeLit); ok && r.Op == token.AND && len(cl.Elts) > 0 {
+				found = true
+			}
+		case *ast.Ident:
+			if v, ok := s.info.ObjectOf(r).(*types.Var); ok && !isNilExpr(s.info, r) {
+				if v.Pos() < from || v.Pos() > ret.Pos() {
+					return false
+				}
+				found = true
+			}
+		}
+	}
+	return found
 }

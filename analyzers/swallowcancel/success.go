@@ -453,8 +453,19 @@ func (s *state) reportNilOnCancel(f *ctxflow.Func, t ctxflow.CancelTest, last as
 	if t.Ctx != nil && s.callbackOf(f, t.Ctx) {
 		return // the callee that holds the context reports its end
 	}
+	if t.Err != nil && !t.Canceled && s.fallbackAnswer(f, ret, idx, pos) {
+		// if errors.Is(err, context.DeadlineExceeded) { return
+		// defaultImage(), nil }: a timeout answered with a stand-in, a
+		// degraded answer the function chose, not work passed off as done.
+		return
+	}
 	var errText, what string
+	ended := "was canceled"
 	switch {
+	case t.Err != nil && !t.Canceled:
+		errText = types.ExprString(t.Err)
+		what = errText + " is a deadline's expiry"
+		ended = "timed out"
 	case t.Err != nil:
 		errText = types.ExprString(t.Err)
 		what = errText + " is a cancellation"
@@ -475,7 +486,7 @@ func (s *state) reportNilOnCancel(f *ctxflow.Func, t ctxflow.CancelTest, last as
 	s.rep.Report(analysis.Diagnostic{
 		Pos:            pos,
 		End:            end,
-		Message:        fmt.Sprintf("when %s this branch returns a nil error, so %s reports success for work that was canceled", what, f.Name()),
+		Message:        fmt.Sprintf("when %s this branch returns a nil error, so %s reports success for work that %s", what, f.Name(), ended),
 		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
 		SuggestedFixes: fixes,
 	})
