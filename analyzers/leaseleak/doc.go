@@ -70,6 +70,16 @@
 // (`taken = append(taken, struct{}{})` after each send; `for range taken {
 // <-sem }`).
 //
+// A function that releases a lease it is given (a release method called
+// on a parameter: tx.Rollback(), f.Close()) is one its callers count as
+// the release (`defer rollback(ctx, tx)`); a return of it under a test of
+// a context's end or of an error that skips the release leaves the
+// caller's lease held, and is reported there. A nil parameter holds
+// nothing; a parameter the function also takes from (slots.Acquire ...
+// slots.Release()) is a shared pool, not a lease it was given; returns
+// under other conditions (a flag saying whether to close) are the
+// function's contract.
+//
 // A value no table knows is a lease too when the function treats it as
 // one: a local assigned from a call whose type has a Close, End, Finish or
 // Release method without parameters that the function calls on it on some
@@ -127,7 +137,15 @@
 // closure. A store is no hand-off when the same function takes the entry
 // back (delete(m, k) on the same map and key, or x.f = nil on the same
 // field): the registration lasts only for the function's run, so a return
-// that skips the release leaves the entry and the lease behind. Paths on which the acquisition failed (its error is not nil, or
+// that skips the release leaves the entry and the lease behind. A field
+// of a value the function made itself (`cl := &closer{}; ctx, cl.cancel =
+// context.WithCancel(ctx)`) is no owner yet: the value holds the lease
+// until it is handed on (returned, stored, passed), released through the
+// field (cl.cancel()) or given to one of its own methods, which may
+// release it; a return that drops the value drops the lease. A variable
+// that takes one lease from either of two acquisitions (an if and its
+// else) and loses it through the same returns is reported once. Paths on
+// which the acquisition failed (its error is not nil, or
 // the lease is nil, including predicates such as os.IsNotExist(err), or,
 // for a comma-ok acquisition with no error result, `conn, ok :=
 // u.Upgrade(w, r)`, ok is false, checked against the callee's returns when

@@ -427,6 +427,20 @@ func (l *lease) report(out *outcome) {
 		}
 		where += "before the loop acquires the next one"
 	}
+	// One variable that takes its lease from either of two acquisitions
+	// (if d > 0 { ctx, cancel = WithTimeout(...) } else { ctx, cancel =
+	// WithCancel(...) }) and loses it through the same returns is one bug.
+	key := fmt.Sprintf("%p %s %v %v", l.obj, k.Noun, out.loop, len(out.hits))
+	for _, ret := range out.leaks {
+		key += fmt.Sprintf(" %d", ret.Pos())
+	}
+	if l.f.reported[key] {
+		return
+	}
+	if l.f.reported == nil {
+		l.f.reported = make(map[string]bool)
+	}
+	l.f.reported[key] = true
 	msg := fmt.Sprintf("%s %s not %s %s, so %s", l.what(), k.Is(), k.Verb, where, k.Consequence)
 	d := analysis.Diagnostic{Pos: l.call.Pos(), End: l.call.End(), Message: msg, Related: related}
 	if fix, ok := l.fix(out); ok {

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"go/version"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -180,6 +181,9 @@ type function struct {
 	// closures maps local variables bound once to a function literal
 	// (computed on first use by closureOf).
 	closures map[types.Object]*ast.FuncLit
+	// reported keys the leaks already reported, by holder and returns
+	// (lease.report).
+	reported map[string]bool
 }
 
 func (f *function) info() *types.Info { return f.s.pass.TypesInfo }
@@ -200,6 +204,7 @@ func (f *function) newTimers(pos token.Pos) bool {
 }
 
 func (f *function) check() {
+	f.checkReleaser()
 	f.checkTimerFuncs()
 	f.checkAfterDone()
 	for _, b := range f.cfg.Blocks {
@@ -284,7 +289,13 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 	}
 	id, ok := ast.Unparen(lhs[a.Index]).(*ast.Ident)
 	if !ok {
-		return // stored in a field, slice or map: handed off
+		// Stored in a field, slice or map: handed off, unless the field
+		// is one of a value this function made and still holds
+		// (cl := &closer{}; ctx, cl.cancel = context.WithCancel(ctx)):
+		// that value holds the lease now.
+		if id, l.acq = f.freshHolder(lhs[a.Index], a); id == nil {
+			return
+		}
 	}
 	if id.Name == "_" {
 		if a.Err >= 0 && a.Err < len(lhs) {
@@ -315,6 +326,96 @@ func (f *function) checkNode(b *cfg.Block, i int, n ast.Node) {
 		l.okObj = okResult(f.info(), f.s.pass.Pkg, f.s.pass.Files, call, lhs, a.Index)
 	}
 	l.check()
+}
+
+// freshHolder reports, for a lease assigned to a field x.f, whether x is
+// a local variable the function made itself (x := &T{...}, x := T{...},
+// var x T) and returns x with an acquisition whose kind is released
+// through that field (x.f(), x.f.Close()) or by any method of x's type,
+// which may release it. Nested fields, and kinds already released
+// through a field (a response's Body), are left alone.
+func (f *function) freshHolder(e ast.Expr, a *ownership.Acquisition) (*ast.Ident, *ownership.Acquisition) {
+	info := f.info()
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok || a.Kind.Field != "" {
+		return nil, nil
+	}
+	x, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return nil, nil
+	}
+	if s := info.Selections[sel]; s == nil || s.Kind() != types.FieldVal || len(s.Index()) != 1 {
+		return nil, nil
+	}
+	v, ok := info.ObjectOf(x).(*types.Var)
+	if !ok || v.Pos() < f.body.Pos() || v.Pos() >= f.body.End() || !f.madeHere(v) {
+		return nil, nil
+	}
+	k := *a.Kind
+	k.Field = sel.Sel.Name
+	k.Release = slices.Clone(k.Release)
+	if k.Fix == "%s()" {
+		k.Fix = "%s." + sel.Sel.Name + "()"
+	} else {
+		k.Fix = ""
+	}
+	// Any method of the holder may release what it holds.
+	ms := types.NewMethodSet(types.NewPointer(types.Unalias(v.Type())))
+	if p, ok := v.Type().Underlying().(*types.Pointer); ok {
+		ms = types.NewMethodSet(p)
+	}
+	for i := range ms.Len() {
+		k.Release = append(k.Release, ms.At(i).Obj().Name())
+	}
+	acq := *a
+	acq.Kind = &k
+	return x, &acq
+}
+
+// madeHere reports whether v, a local variable, is defined by a
+// composite literal, &T{...} or new(T), or declared without a value.
+func (f *function) madeHere(v *types.Var) bool {
+	info := f.info()
+	made := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok != token.DEFINE || len(n.Lhs) != len(n.Rhs) {
+				return true
+			}
+			for i, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && info.Defs[id] == v {
+					made = isFresh(info, n.Rhs[i])
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if info.Defs[id] == v {
+					made = len(n.Values) == 0 || len(n.Values) == len(n.Names) && isFresh(info, n.Values[i])
+				}
+			}
+		}
+		return true
+	})
+	return made
+}
+
+func isFresh(info *types.Info, e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CompositeLit:
+		return true
+	case *ast.UnaryExpr:
+		_, ok := ast.Unparen(e.X).(*ast.CompositeLit)
+		return ok && e.Op == token.AND
+	case *ast.CallExpr:
+		id, ok := ast.Unparen(e.Fun).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		b, ok := info.Uses[id].(*types.Builtin)
+		return ok && b.Name() == "new"
+	}
+	return false
 }
 
 func firstNonError(fn *types.Func) int {

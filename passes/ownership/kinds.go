@@ -112,6 +112,11 @@ var genericRelease = []string{
 // so does calling it.
 var generic = &Kind{ID: "generic", Release: genericRelease, Call: true, Field: "*"}
 
+// Generic returns the kind of a parameter whose kind is not known: any
+// release-named method on it or one of its fields, or calling it, releases
+// it.
+func Generic() *Kind { return generic }
+
 var builtinKinds = []*Kind{KindCancel, KindCancelCause, KindCancelTimer, KindTimer, KindTicker, KindRows, KindTx, KindStmt,
 	KindConn, KindBody, KindFile, KindListener, KindServer, KindSpan, KindLease, KindPgxTx, KindPooledConn}
 

@@ -1,0 +1,69 @@
+package cancels
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// txCloser ends a transaction and the context it is bound to.
+type txCloser struct {
+	tx     *sql.Tx
+	cancel context.CancelFunc
+}
+
+func (c *txCloser) Close() error {
+	defer c.cancel()
+	return c.tx.Rollback()
+}
+
+// The closer made here holds the cancel function; the failure return drops
+// it, and with it the timer.
+func beginBound(ctx context.Context, db *sql.DB, d time.Duration) (context.Context, *txCloser, error) {
+	cl := &txCloser{}
+	if d > 0 {
+		ctx, cl.cancel = context.WithTimeout(ctx, d) // want `the cancel function of context.WithTimeout is not called on the path through the return when err != nil`
+	} else {
+		ctx, cl.cancel = context.WithCancel(ctx)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("begin: %w", err)
+	}
+	cl.tx = tx
+	return ctx, cl, nil
+}
+
+// Near-miss: the failure path calls the closer's cancel.
+func beginBoundCanceled(ctx context.Context, db *sql.DB, d time.Duration) (context.Context, *txCloser, error) {
+	cl := &txCloser{}
+	ctx, cl.cancel = context.WithTimeout(ctx, d)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		cl.cancel()
+		return nil, nil, fmt.Errorf("begin: %w", err)
+	}
+	cl.tx = tx
+	return ctx, cl, nil
+}
+
+// Near-miss: a field of the receiver belongs to the receiver's owner.
+func (c *txCloser) rebind(ctx context.Context) context.Context {
+	ctx, c.cancel = context.WithCancel(ctx)
+	return ctx
+}
+
+// Near-miss: the holder is handed to a method of its own, which may
+// release it.
+func beginClosed(ctx context.Context, db *sql.DB) error {
+	cl := &txCloser{}
+	ctx, cl.cancel = context.WithCancel(ctx)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		cl.cancel()
+		return err
+	}
+	cl.tx = tx
+	return cl.Close()
+}
