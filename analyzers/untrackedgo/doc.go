@@ -144,6 +144,12 @@
 // at the top of its body. No fix when the owner is
 // not clear (a literal owner, a `go f(x)` call).
 //
+// A goroutine literal that closes a channel its owner made for the purpose
+// (`flushed := make(chan struct{})`; `go func() { defer close(flushed);
+// ... }()`), mentioning it only to close it, is reported when the owner
+// never looks at that channel again (no receive, select, store or
+// hand-off): the owner returns without the wait the channel was made for.
+//
 // Not reported: goroutines with join evidence on every path (a deferred
 // Wait counts; a receive from a result or done channel counts on the paths
 // that pass it, abandoned sends being orphansend's, and a loop over the

@@ -81,6 +81,10 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			})
 			continue
 		}
+		if d, ok := unheardSignal(pass, g); ok {
+			rep.Report(d)
+			continue
+		}
 		if g.UnjoinedPos.IsValid() {
 			if len(g.Uses) == 0 && c.cfg.NoLoops {
 				continue
