@@ -18,7 +18,11 @@
 // outcome (`if err == nil { ch <- v }`, or an error sent on another
 // channel) still counts as a sender: any number of them may send. The
 // goroutine's body may be a literal bound once to a local variable and
-// started by name (`load := func() {...}; go load()`).
+// started by name (`load := func() {...}; go load()`). The senders may be
+// started by a goroutine the function starts (a feeder that fans the work
+// out: `go func() { for _, q := range qs { go func() { ch <- run(q) }() }
+// }()`): they send on the function's channel all the same, and the finding
+// is the sends', not the feeder's (untrackedgo leaves it alone).
 //
 // A one-shot future is reported too: a function (or literal) that makes an
 // unbuffered channel, hands it to its caller (returns it, or a value whose

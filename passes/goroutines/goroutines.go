@@ -207,6 +207,9 @@ type analysis struct {
 	// send of their senders (one slot per sender, each sending once), so
 	// no send blocks, whoever stops receiving.
 	roomy map[*types.Var]bool
+	// topOf maps a goroutine started by another goroutine of an owner to
+	// the one the owner starts itself (orphans).
+	topOf map[*Goroutine]*Goroutine
 }
 
 func run(pass *goanalysis.Pass) (any, error) {
@@ -221,6 +224,7 @@ func run(pass *goanalysis.Pass) (any, error) {
 		owners:    map[ast.Node]*owner{},
 		res:       &Result{},
 		roomy:     map[*types.Var]bool{},
+		topOf:     map[*Goroutine]*Goroutine{},
 	}
 	hasGo := false
 	for c := range a.ins.Root().Preorder((*ast.FuncDecl)(nil), (*ast.GoStmt)(nil)) {

@@ -38,12 +38,31 @@ func (a *analysis) orphans(o *owner) {
 	if len(uses) == 0 {
 		return
 	}
+	// The senders are o's goroutines and those they start in turn (go
+	// func() { for ... { go func() { ch <- r }() } }(): a feeder that
+	// fans out), each sending on o's channel.
 	senderOf := map[*ast.FuncLit]*Goroutine{}
-	for _, g := range o.gos {
-		if g.Lit != nil {
+	var addSenders func(gs []*Goroutine, top *Goroutine, depth int)
+	addSenders = func(gs []*Goroutine, top *Goroutine, depth int) {
+		for _, g := range gs {
+			if g.Lit == nil || senderOf[g.Lit] != nil {
+				continue
+			}
 			senderOf[g.Lit] = g
+			t := top
+			if t == nil {
+				t = g
+			} else {
+				a.topOf[g] = t
+			}
+			if depth < 3 {
+				if inner, ok := a.owners[ast.Node(g.Lit)]; ok && inner != nil {
+					addSenders(inner.gos, t, depth+1)
+				}
+			}
 		}
 	}
+	addSenders(o.gos, nil, 0)
 	body, ok := a.cursor(o.fn.Body)
 	if !ok {
 		return
@@ -520,7 +539,11 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		w.limit = k + 2
 	}
 	for _, g := range senders {
-		p, ok := o.graph.Locate(g.Start)
+		start := g.Start
+		if t, ok := a.topOf[g]; ok {
+			start = t.Start // started by the goroutine o starts there
+		}
+		p, ok := o.graph.Locate(start)
 		if !ok {
 			return false
 		}
@@ -541,6 +564,9 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		orph.Senders = append(orph.Senders, g)
 		orph.Sends = append(orph.Sends, u.sends[g]...)
 		g.Orphaned = true
+		if t, ok := a.topOf[g]; ok {
+			t.Orphaned = true // the feeder that starts them: the same bug
+		}
 	}
 	a.res.Orphans = append(a.res.Orphans, orph)
 	return true
