@@ -14,7 +14,10 @@
 // started in a loop are counted as many senders: a receive loop that
 // returns at the first error abandons the rest, and a buffer of a constant
 // size (`make(chan T, 1)`) holds fewer results than a loop over a
-// collection starts senders. A goroutine that skips its send on its own
+// collection starts senders. One producer that sends in a loop (`go
+// func() { defer close(in); for _, r := range rows { in <- r } }()`) is
+// reported when the function returns from inside its receive loop: the
+// producer's next send is stranded. A goroutine that skips its send on its own
 // outcome (`if err == nil { ch <- v }`, or an error sent on another
 // channel) still counts as a sender: any number of them may send. The
 // goroutine's body may be a literal bound once to a local variable and

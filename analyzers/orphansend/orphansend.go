@@ -79,7 +79,11 @@ func orphanDiagnostic(pass *analysis.Pass, flow *ctxflow.Result, o *goroutines.O
 	var msg string
 	leaks := "so the goroutine leaks"
 	sends := "the send on " + name + " blocks"
-	if o.Many {
+	switch {
+	case o.Many && o.SenderLoop == nil && o.Count == 1:
+		// One producer sending in a loop: its next send is stranded.
+		sends = "the goroutine's sends on " + name + " in a loop block"
+	case o.Many:
 		leaks = "so the remaining goroutines leak"
 		sends = "sends on " + name + " from goroutines started in a loop block"
 	}

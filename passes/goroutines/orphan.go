@@ -467,10 +467,12 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		// has a channel of its own and one sender on it.
 		many, senderLoop = false, nil
 	}
-	if many {
+	if many && (len(senders) > 1 || senderLoop != nil) {
 		// With many senders, each must send on every path: when only some
 		// do (the last one to finish, say), the number of sends is not the
-		// number of senders.
+		// number of senders. (One producer sending in a loop sends an
+		// unknown number of times either way: a receiver that leaves
+		// early can strand its next send.)
 		// A goroutine that skips the send on its own outcome (its error)
 		// counts as a possible sender: several may still send.
 		for _, g := range senders {
