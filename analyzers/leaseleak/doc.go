@@ -70,6 +70,11 @@
 // (`taken = append(taken, struct{}{})` after each send; `for range taken {
 // <-sem }`).
 //
+// A branch that cannot be taken is no path: `if err != nil` right after
+// err is assigned the error of a call that never fails (ctxflow's
+// NeverFails: a function of the NilErrors fact, or url.Parse,
+// regexp.Compile and other pure parsers given a constant they parse).
+//
 // A function that releases a lease it is given (a release method called
 // on a parameter: tx.Rollback(), f.Close()) is one its callers count as
 // the release (`defer rollback(ctx, tx)`); a return of it under a test of

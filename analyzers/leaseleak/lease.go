@@ -171,6 +171,7 @@ func (l *lease) check() {
 			return l.kind().NextCloses && isNextCall(info, cond, l.objs, truth)
 		},
 		tagCases:   f.tagCases(),
+		infeasible: f.infeasibleConds(),
 		consistent: l.deadlineConds(f.holdFlags(l.stmt, f.consistentConds(l.stmt))),
 		// Overwriting the only variable that holds the lease loses it.
 		hit: func(n ast.Node) bool {

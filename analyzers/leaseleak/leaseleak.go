@@ -184,6 +184,9 @@ type function struct {
 	// reported keys the leaks already reported, by holder and returns
 	// (lease.report).
 	reported map[string]bool
+	// infeasible maps error tests that cannot hold to the branch that
+	// cannot be taken (infeasibleConds).
+	infeasible map[ast.Expr]bool
 }
 
 func (f *function) info() *types.Info { return f.s.pass.TypesInfo }

@@ -44,6 +44,9 @@ type walker struct {
 	hit func(ast.Node) bool
 	// quietReturns makes returns end a path without being recorded.
 	quietReturns bool
+	// infeasible, when set, reports whether taking the truth branch of
+	// cond cannot happen (if err != nil after a call that never fails).
+	infeasible func(cond ast.Expr, truth bool) bool
 	// stable, when set, numbers the conditions whose variables never change
 	// in the function (at most maxStable of them; -1 for others): once a path
 	// has taken a branch on one, a later test of it goes the same way
@@ -156,6 +159,9 @@ func (w *walker) search() *outcome {
 						}
 					}
 				}
+			}
+			if cond != nil && w.infeasible != nil && w.infeasible(cond, i == 0) {
+				continue
 			}
 			if cond != nil && !failed {
 				truth := i == 0
@@ -502,4 +508,70 @@ func (f *function) stable(cond ast.Expr) bool {
 func isSentinel(info *types.Info, e ast.Expr) bool {
 	v := analysisutil.PackageVar(info, e)
 	return v != nil && analysisutil.IsError(v.Type())
+}
+
+// infeasibleConds maps the error tests of the function that cannot hold
+// to the branch that cannot be taken: `if err != nil` (true) or `if err ==
+// nil` (false) right after err is assigned the error of a call that never
+// fails (ctxflow's NeverFails: url.Parse of a constant URL, a constructor
+// whose options cannot fail). Computed on first use.
+func (f *function) infeasibleConds() func(ast.Expr, bool) bool {
+	if f.infeasible == nil {
+		f.infeasible = make(map[ast.Expr]bool)
+		info := f.info()
+		test := func(st ast.Stmt, cond ast.Expr) {
+			as, ok := st.(*ast.AssignStmt)
+			if !ok || len(as.Rhs) != 1 {
+				return
+			}
+			call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+			if !ok {
+				return
+			}
+			b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+			if !ok || (b.Op != token.NEQ && b.Op != token.EQL) || !isNil(info, b.Y) {
+				return
+			}
+			id, ok := ast.Unparen(b.X).(*ast.Ident)
+			if !ok || !analysisutil.IsError(info.TypeOf(id)) {
+				return
+			}
+			assigned := false
+			for _, l := range as.Lhs {
+				if lid, ok := l.(*ast.Ident); ok && info.ObjectOf(lid) == info.ObjectOf(id) {
+					assigned = true
+				}
+			}
+			if assigned && f.s.flow.NeverFails(call) {
+				f.infeasible[cond] = b.Op == token.NEQ
+			}
+		}
+		ast.Inspect(f.body, func(n ast.Node) bool {
+			var list []ast.Stmt
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BlockStmt:
+				list = n.List
+			case *ast.CaseClause:
+				list = n.Body
+			case *ast.CommClause:
+				list = n.Body
+			case *ast.IfStmt:
+				if n.Init != nil {
+					test(n.Init, n.Cond)
+				}
+			}
+			for i := 1; i < len(list); i++ {
+				if ifs, ok := list[i].(*ast.IfStmt); ok && ifs.Init == nil {
+					test(list[i-1], ifs.Cond)
+				}
+			}
+			return true
+		})
+	}
+	return func(cond ast.Expr, truth bool) bool {
+		want, ok := f.infeasible[cond]
+		return ok && want == truth
+	}
 }

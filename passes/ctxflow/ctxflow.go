@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil), (*NilErrors)(nil)},
 	Run:        run,
 }
 
@@ -110,6 +110,9 @@ type Result struct {
 	// fresh holds the functions of this package whose returned errors are
 	// all fresh (see FreshErrors).
 	fresh map[*types.Func]bool
+	// nilErrs are the package's functions whose errors are always nil
+	// (see NilErrors).
+	nilErrs map[*types.Func]bool
 	// holderAssigns lists the values assigned to local variables whose
 	// type holds a context (*exec.Cmd, *sql.Tx, a struct with a context
 	// field; not requests, which have reqAssigns): nil for a value it cannot
@@ -322,6 +325,10 @@ func run(pass *analysis.Pass) (any, error) {
 	r.fresh = r.freshFuncs(r.Funcs)
 	for fn := range r.fresh {
 		analysisutil.ExportFuncFact(pass, fn, new(FreshErrors))
+	}
+	r.nilErrs = r.nilErrorFuncs(r.Funcs)
+	for fn := range r.nilErrs {
+		analysisutil.ExportFuncFact(pass, fn, new(NilErrors))
 	}
 
 	// Fixed point: a variable is a carrier when an assignment to it is; a

@@ -55,6 +55,14 @@
 // errors.Is finds nothing). A function that only returns nil is a stub and
 // gets no fact.
 //
+// The NilErrors fact marks the opposite end: concrete functions whose
+// every return gives a nil error (or the error of another such function),
+// that take no context and do more than return: a caller's `if err !=
+// nil` after one cannot be taken. Result.NeverFails answers it for a call,
+// and also for the standard library's pure parsers given a constant they
+// parse (url.Parse of a literal URL, regexp.Compile, time.ParseDuration),
+// run at analysis time; leaseleak prunes those branches.
+//
 // The CarriesCancel fact marks functions and methods whose error result may
 // carry cancellation although they take no context (they hold one in their
 // receiver, or wrap such a call), so that the knowledge crosses package
