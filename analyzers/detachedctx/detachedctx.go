@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/internal/knowledge"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 	"github.com/cancelcheck/cancelcheck/passes/directives"
 	paths "github.com/cancelcheck/cancelcheck/passes/flow"
@@ -65,6 +66,9 @@ type state struct {
 	// field; storedAt indexes them.
 	storedFindings []*analysis.Diagnostic
 	storedAt       map[storedKey]*analysis.Diagnostic
+	// commentEnds maps, per file, a line to the text of the comments
+	// ending on it (justified); computed on first use.
+	commentEnds map[*token.File]map[int]string
 	// funcVars maps the package's variables that hold a declared function
 	// (var timeAfterFunc = time.AfterFunc) to it; computed on first use.
 	funcVars map[*types.Var]*types.Func
@@ -153,7 +157,7 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	if !ok {
 		return analysis.Diagnostic{}, false
 	}
-	if st.afterEnd(cur, f, call) || st.nilFallback(cur, f) || st.inAfterFunc(cur) || st.rebasedWith(cur, call) {
+	if st.afterEnd(cur, f, call) || st.nilFallback(cur, f) || st.inAfterFunc(cur) || st.rebasedWith(cur, call) || st.justified(cur, call) {
 		return analysis.Diagnostic{}, false
 	}
 	fl := st.follow(cur, f, 0)
@@ -319,6 +323,11 @@ func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.
 		goLit = nil
 	}
 	for _, c := range f.Contexts {
+		if v, ok := c.Obj.(*types.Var); ok && c.Kind == ctxflow.ParamContext && st.res.DetachedParam(v) {
+			// Every caller passes context.Background(): the context in
+			// reach never ends, so nothing is cut off.
+			continue
+		}
 		if c.Kind == ctxflow.FieldContext && ownsContext(c) {
 			// The receiver creates and cancels its own context (it holds
 			// the cancel func too): that context is its lifetime, not a
@@ -403,6 +412,52 @@ func (st *state) rebasedWith(cur inspector.Cursor, root *ast.CallExpr) bool {
 		}
 		if t := info.TypeOf(a); (analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t)) && !st.res.Detached(a) {
 			return true
+		}
+	}
+	return false
+}
+
+// justified reports whether a comment on the root's line, or the comment
+// block ending on the line above it or above the statement holding it,
+// says why the context is detached (knowledge.DetachReasons:
+// "deliberately", "must outlive the request", "do not propagate ... to
+// avoid early cancellation").
+func (st *state) justified(cur inspector.Cursor, root *ast.CallExpr) bool {
+	fset := st.pass.Fset
+	tf := fset.File(root.Pos())
+	if tf == nil {
+		return false
+	}
+	if st.commentEnds == nil {
+		st.commentEnds = make(map[*token.File]map[int]string)
+	}
+	ends, ok := st.commentEnds[tf]
+	if !ok {
+		ends = make(map[int]string)
+		for _, file := range st.pass.Files {
+			if fset.File(file.Pos()) != tf {
+				continue
+			}
+			for _, cg := range file.Comments {
+				ends[tf.Line(cg.End())] += " " + strings.ToLower(cg.Text())
+			}
+		}
+		st.commentEnds[tf] = ends
+	}
+	line := tf.Line(root.Pos())
+	lines := []int{line, line - 1}
+	for c := cur.Parent(); c.Node() != nil; c = c.Parent() {
+		if _, ok := c.Node().(ast.Stmt); ok {
+			lines = append(lines, tf.Line(c.Node().Pos())-1)
+			break
+		}
+	}
+	for _, l := range lines {
+		text := ends[l]
+		for _, w := range knowledge.DetachReasons {
+			if strings.Contains(text, w) {
+				return true
+			}
 		}
 	}
 	return false

@@ -181,7 +181,18 @@
 //     tx.ExecContext(context.Background(), q) }` (also ...WithContext and
 //     ...Ctx), detached by contract;
 //   - a line (or the line below a comment) carrying a comment of the form
-//     `// detached: <reason>` with a non-empty reason.
+//     `// detached: <reason>` with a non-empty reason;
+//   - a root whose line, or the comment block right above it or above its
+//     statement, says in plain words why it must not end with the caller
+//     (the knowledge table's DetachReasons: "deliberately", "on purpose",
+//     "must outlive the request", "do not propagate ... to avoid early
+//     cancellation", "even if the client leaves"): the author detached it
+//     knowingly; a comment that only says what the code does keeps the
+//     finding;
+//   - a context parameter that every caller gives context.Background(),
+//     TODO() or another detached context (an unexported function, never
+//     used as a value): the context in reach never ends (ctxflow's
+//     DetachedParam; errors under it carry no cancellation either).
 //
 // To silence one finding, give a reason:
 //

@@ -61,3 +61,17 @@ func Contextless(pkg, typ, name string) (ContextForm, bool) {
 // its context-aware form: Query and QueryContext, Do and DoWithContext,
 // Get and GetCtx.
 var ContextSuffixes = []string{"Context", "WithContext", "Ctx"}
+
+// DetachReasons are the words of a comment that says why a fresh context
+// root must not end with the caller's (placed on the line of the root or
+// right above it): the author detached it knowingly, and saying so is
+// the review the check asks for. The table is the check's last resort,
+// for what the code alone cannot show (a cache refresh that must outlive
+// the request that triggered it).
+var DetachReasons = []string{
+	"intentional", "deliberate", "on purpose", "outlive",
+	"must not be cancel", "should not be cancel", "not be canceled", "not be cancelled",
+	"even if the", "even after", "even when the",
+	"not propagate", "not to propagate", "don't propagate", "avoid early cancel",
+	"not tied to", "independent of the",
+}

@@ -72,7 +72,9 @@ func (r *Result) ctxIs(e ast.Expr, pred func(*ast.CallExpr, int) bool, depth int
 		}
 		vals := r.ctxAssigns[v]
 		if len(vals) == 0 {
-			return false // a parameter, a field, or never assigned here
+			// A parameter: what every caller passes, when all of them
+			// are in view; a field, or never assigned here: unknown.
+			return r.paramIs(v, pred, depth)
 		}
 		for _, val := range vals {
 			call, ok := ast.Unparen(val).(*ast.CallExpr)
@@ -84,6 +86,33 @@ func (r *Result) ctxIs(e ast.Expr, pred func(*ast.CallExpr, int) bool, depth int
 	}
 	return false
 }
+
+// paramIs reports whether v is a parameter of a function of the package
+// that only the package calls, directly (unexported, no receiver, never
+// used as a value), and every call passes in v's place a context of which
+// pred holds: `func resolve(ctx context.Context, ...)` whose callers all
+// pass context.Background() is given a context that never ends.
+func (r *Result) paramIs(v *types.Var, pred func(*ast.CallExpr, int) bool, depth int) bool {
+	f, i := r.ParamOf(v)
+	if f == nil || f.Obj == nil || f.Sig.Recv() != nil || (f.Sig.Variadic() && i == f.Sig.Params().Len()-1) {
+		return false
+	}
+	calls, escapes := r.CallsOf(f.Obj)
+	if escapes || len(calls) == 0 {
+		return false
+	}
+	for _, call := range calls {
+		if call.Ellipsis.IsValid() || i >= len(call.Args) || !r.ctxIs(call.Args[i], pred, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// DetachedParam reports whether the context parameter v is given a
+// detached context by every call of its function (see paramIs): it can
+// never be canceled, and a fresh root beside it cuts nothing off.
+func (r *Result) DetachedParam(v *types.Var) bool { return r.paramIs(v, r.detachedValue, 0) }
 
 func (r *Result) detachedValue(call *ast.CallExpr, depth int) bool {
 	fn := analysisutil.Callee(r.info, call)
