@@ -323,7 +323,8 @@ func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.
 		goLit = nil
 	}
 	for _, c := range f.Contexts {
-		if v, ok := c.Obj.(*types.Var); ok && c.Kind == ctxflow.ParamContext && st.res.DetachedParam(v) {
+		if v, ok := c.Obj.(*types.Var); ok && (c.Kind == ctxflow.ParamContext && st.res.DetachedParam(v) ||
+			c.Kind == ctxflow.RequestContext && st.res.DetachedRequestParam(v)) {
 			// Every caller passes context.Background(): the context in
 			// reach never ends, so nothing is cut off.
 			continue

@@ -192,7 +192,10 @@
 //   - a context parameter that every caller gives context.Background(),
 //     TODO() or another detached context (an unexported function, never
 //     used as a value): the context in reach never ends (ctxflow's
-//     DetachedParam; errors under it carry no cancellation either).
+//     DetachedParam; errors under it carry no cancellation either); so
+//     for an *http.Request parameter that every caller gives a request
+//     made without a context (http.ReadRequest off a raw connection,
+//     http.NewRequest).
 //
 // To silence one finding, give a reason:
 //

@@ -109,6 +109,27 @@ func (r *Result) paramIs(v *types.Var, pred func(*ast.CallExpr, int) bool, depth
 	return true
 }
 
+// DetachedRequestParam reports whether every call of the function of the
+// *http.Request parameter v (unexported, no receiver, never used as a
+// value) passes a request made without a context (http.ReadRequest,
+// http.NewRequest): its Context() never ends.
+func (r *Result) DetachedRequestParam(v *types.Var) bool {
+	f, i := r.ParamOf(v)
+	if f == nil || f.Obj == nil || f.Sig.Recv() != nil || (f.Sig.Variadic() && i == f.Sig.Params().Len()-1) {
+		return false
+	}
+	calls, escapes := r.CallsOf(f.Obj)
+	if escapes || len(calls) == 0 {
+		return false
+	}
+	for _, call := range calls {
+		if call.Ellipsis.IsValid() || i >= len(call.Args) || !r.detachedRequest(call.Args[i], 1) {
+			return false
+		}
+	}
+	return true
+}
+
 // DetachedParam reports whether the context parameter v is given a
 // detached context by every call of its function (see paramIs): it can
 // never be canceled, and a fresh root beside it cuts nothing off.
@@ -550,7 +571,8 @@ func (r *Result) detachedRequest(e ast.Expr, depth int) bool {
 }
 
 // requestIs reports whether every request the expression e can hold is
-// made without a context (http.NewRequest, httptest.NewRequest), or given
+// made without a context (http.NewRequest, httptest.NewRequest,
+// http.ReadRequest), or given
 // one that detached holds of (NewRequestWithContext, WithContext, Clone),
 // or made by another call for which other holds (nil: none), directly or
 // through local variables only ever assigned such values.
@@ -562,7 +584,10 @@ func (r *Result) requestIs(e ast.Expr, depth int, detached func(ast.Expr) bool, 
 	case *ast.CallExpr:
 		fn := analysisutil.Callee(r.info, e)
 		switch {
-		case analysisutil.IsFunc(fn, "net/http", "NewRequest"), analysisutil.IsFunc(fn, "net/http/httptest", "NewRequest"):
+		case analysisutil.IsFunc(fn, "net/http", "NewRequest"), analysisutil.IsFunc(fn, "net/http/httptest", "NewRequest"),
+			analysisutil.IsFunc(fn, "net/http", "ReadRequest"):
+			// http.ReadRequest parses a request off a connection: its
+			// context is context.Background().
 			return true
 		case analysisutil.IsFunc(fn, "net/http", "NewRequestWithContext"),
 			analysisutil.IsMethod(fn, "net/http", "Request", "WithContext"), analysisutil.IsMethod(fn, "net/http", "Request", "Clone"):

@@ -1,7 +1,9 @@
 package a
 
 import (
+	"bufio"
 	"context"
+	"net"
 	"net/http"
 )
 
@@ -38,4 +40,32 @@ func refresh(ctx context.Context) error {
 func warm() error {
 	_, err := fetchToken(context.Background(), "http://idp/token")
 	return err
+}
+
+// proxyConn serves requests read off a raw connection: their context is
+// context.Background(), so dialing without it cuts nothing off.
+func proxyConn(conn net.Conn) error {
+	req, err := http.ReadRequest(bufio.NewReader(conn))
+	if err != nil {
+		return err
+	}
+	return forward(req)
+}
+
+func forward(r *http.Request) error {
+	c, err := net.Dial("tcp", r.Host)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// Near-miss: a handler's request ends when its client goes away.
+func forwardHandler(w http.ResponseWriter, r *http.Request) {
+	c, err := net.Dial("tcp", r.Host) // want `net.Dial takes no context although r.Context\(\) is in reach`
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	c.Close()
 }
