@@ -11,6 +11,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // checkDeferred reports a deferred function literal that clears the named
@@ -49,7 +50,7 @@ func (s *state) checkDeferred(cur inspector.Cursor, d *ast.DeferStmt) {
 	if res.Name() == "" || res.Name() == "_" {
 		return
 	}
-	ret := s.carryingReturn(f, res)
+	ret := s.carryingReturn(f, res, d)
 	if ret == nil {
 		return
 	}
@@ -202,13 +203,31 @@ func (s *state) mentions(n ast.Node, v *types.Var) bool {
 // carryingReturn returns a return statement of f (not of a literal in it)
 // whose error result may carry cancellation: it returns such an error, or
 // it is a bare return after the named result was assigned one.
-func (s *state) carryingReturn(f *ctxflow.Func, res *types.Var) *ast.ReturnStmt {
+func (s *state) carryingReturn(f *ctxflow.Func, res *types.Var, d *ast.DeferStmt) *ast.ReturnStmt {
 	idx := analysisutil.ErrorResult(f.Sig)
 	var found *ast.ReturnStmt
 	assigned := false
+	// Only a return that runs after the defer is registered is one the
+	// deferred function can overwrite: `if found { return ctx.Err() }`
+	// before `defer func() { ... err = nil }()` is not.
+	g := s.graphs.Func(f.Node)
+	var from flow.Point
+	if g != nil {
+		from, _ = g.Locate(d)
+	}
+	after := func(ret *ast.ReturnStmt) bool {
+		if g == nil || !from.Valid() {
+			return true
+		}
+		_, ok := g.Reaches(from, func(n ast.Node) bool { return n == ast.Node(ret) }, nil)
+		return ok
+	}
 	ast.Inspect(f.Body, func(n ast.Node) bool {
 		if found != nil {
 			return false
+		}
+		if ret, ok := n.(*ast.ReturnStmt); ok && !after(ret) {
+			return true
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:

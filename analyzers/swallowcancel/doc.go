@@ -55,8 +55,10 @@
 //     (unless a condition around it tests the error for nil or for a
 //     specific error other than the context's), or overwrites it outside
 //     any condition with a value not derived from it (`err = w.Close()`),
-//     in a function that may return a cancellation: the defer runs after
-//     the return and its value is what the caller sees;
+//     in a function that may return a cancellation after the defer is
+//     registered (a return before the defer statement is out of its
+//     reach): the defer runs after the return and its value is what the
+//     caller sees;
 //   - a failure branch that lets cancellation through to a success return
 //     with the call's results: `if err != nil && !errors.Is(err,
 //     context.Canceled) { return nil, err }` (or `err != context.Canceled`)

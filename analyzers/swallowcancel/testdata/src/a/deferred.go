@@ -119,3 +119,27 @@ func renderAll(w io.WriteCloser, lines []string) (err error) {
 	}
 	return nil
 }
+
+// The cancellation returned before the defer is registered is out of the
+// deferred function's reach; the one returned after it is not.
+func declareOnce(ctx context.Context, found bool) (err error) {
+	if found {
+		return ctx.Err()
+	}
+	defer func() {
+		err = nil // want `this deferred function sets err to nil after declareOnce has returned`
+	}()
+	return store.Put(ctx, "k", "v")
+}
+
+// Near-miss: only the early return, before the defer, can carry a
+// cancellation.
+func declareFirst(ctx context.Context, found bool) (err error) {
+	if found {
+		return ctx.Err()
+	}
+	defer func() {
+		err = nil
+	}()
+	return nil
+}
