@@ -141,6 +141,10 @@ func (r *Result) detachedValue(call *ast.CallExpr, depth int) bool {
 	case analysisutil.IsFunc(fn, "context", "Background"), analysisutil.IsFunc(fn, "context", "TODO"),
 		analysisutil.IsFunc(fn, "context", "WithoutCancel"):
 		return true
+	case analysisutil.IsMethod(fn, "testing", "common", "Context"), analysisutil.IsMethod(fn, "testing", "TB", "Context"):
+		// A test's context is canceled only once the test function has
+		// returned, before its cleanups: no step of the test sees it end.
+		return true
 	case analysisutil.IsFunc(fn, "context", "WithValue"):
 		return len(call.Args) > 0 && r.ctxIs(call.Args[0], r.detachedValue, depth+1)
 	case fn != nil && r.ReturnsRoot(fn):

@@ -28,8 +28,10 @@
 //     assignment or wrapping (fmt.Errorf with %w, errors.Join).
 //
 // A call does not carry cancellation when every context it is given is
-// detached (context.Background(), TODO(), WithoutCancel, or a local
-// variable only assigned those; a request built by http.NewRequest, or with
+// detached (context.Background(), TODO(), WithoutCancel, a test's
+// t.Context(), which ends only after the test, a local variable only
+// assigned those, or a parameter every caller gives one of those; a
+// request built by http.NewRequest or read by http.ReadRequest, or with
 // a detached context, or a local only assigned such requests), when it is a method of an *exec.Cmd built
 // by exec.Command, when its callee is a log handler (it takes a
 // slog.Record), when its callee has the NoCancel fact, or when its callee
