@@ -24,8 +24,10 @@
 // started by name (`load := func() {...}; go load()`). The senders may be
 // started by a goroutine the function starts (a feeder that fans the work
 // out: `go func() { for _, q := range qs { go func() { ch <- run(q) }() }
-// }()`): they send on the function's channel all the same, and the finding
-// is the sends', not the feeder's (untrackedgo leaves it alone).
+// }()`): they send on the function's channel all the same. The feeder
+// itself, which the function does not wait for either, is untrackedgo's:
+// guarding the sends leaves it starting senders after the function has
+// returned.
 //
 // A one-shot future is reported too: a function (or literal) that makes an
 // unbuffered channel, hands it to its caller (returns it, or a value whose

@@ -566,9 +566,6 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 		orph.Senders = append(orph.Senders, g)
 		orph.Sends = append(orph.Sends, u.sends[g]...)
 		g.Orphaned = true
-		if t, ok := a.topOf[g]; ok {
-			t.Orphaned = true // the feeder that starts them: the same bug
-		}
 	}
 	a.res.Orphans = append(a.res.Orphans, orph)
 	return true
