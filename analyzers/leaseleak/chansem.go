@@ -180,19 +180,10 @@ func (f *function) yieldsOnlyToFail(ch ast.Expr, errIdx int) bool {
 		if !ok {
 			return false
 		}
-		var list []ast.Stmt
-		switch n := n.(type) {
-		case *ast.FuncLit:
+		if _, ok := n.(*ast.FuncLit); ok {
 			return false
-		case *ast.BlockStmt:
-			list = n.List
-		case *ast.CaseClause:
-			list = n.Body
-		case *ast.CommClause:
-			list = n.Body
-		default:
-			return true
 		}
+		list := analysisutil.StmtList(n)
 		for i, st := range list {
 			if _, isStmt := st.(*ast.ExprStmt); !isStmt || !f.receivesBare(st, ch) {
 				continue

@@ -547,21 +547,15 @@ func (f *function) infeasibleConds() func(ast.Expr, bool) bool {
 			}
 		}
 		ast.Inspect(f.body, func(n ast.Node) bool {
-			var list []ast.Stmt
 			switch n := n.(type) {
 			case *ast.FuncLit:
 				return false
-			case *ast.BlockStmt:
-				list = n.List
-			case *ast.CaseClause:
-				list = n.Body
-			case *ast.CommClause:
-				list = n.Body
 			case *ast.IfStmt:
 				if n.Init != nil {
 					test(n.Init, n.Cond)
 				}
 			}
+			list := analysisutil.StmtList(n)
 			for i := 1; i < len(list); i++ {
 				if ifs, ok := list[i].(*ast.IfStmt); ok && ifs.Init == nil {
 					test(list[i-1], ifs.Cond)

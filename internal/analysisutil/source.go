@@ -82,3 +82,17 @@ func DeleteLines(pass *analysis.Pass, stmt ast.Node) (analysis.TextEdit, bool) {
 	}
 	return analysis.TextEdit{Pos: tf.Pos(ls), End: tf.Pos(le)}, true
 }
+
+// StmtList returns the statement list n holds directly: a block's, a
+// case clause's or a select clause's body; nil for other nodes.
+func StmtList(n ast.Node) []ast.Stmt {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return n.List
+	case *ast.CaseClause:
+		return n.Body
+	case *ast.CommClause:
+		return n.Body
+	}
+	return nil
+}

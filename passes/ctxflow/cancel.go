@@ -93,6 +93,12 @@ func (r *Result) ctxIs(e ast.Expr, pred func(*ast.CallExpr, int) bool, depth int
 // pred holds: `func resolve(ctx context.Context, ...)` whose callers all
 // pass context.Background() is given a context that never ends.
 func (r *Result) paramIs(v *types.Var, pred func(*ast.CallExpr, int) bool, depth int) bool {
+	return r.everyArg(v, func(arg ast.Expr) bool { return r.ctxIs(arg, pred, depth+1) })
+}
+
+// everyArg reports whether v is a parameter of a function only the
+// package calls, directly, and holds of what every call passes for it.
+func (r *Result) everyArg(v *types.Var, holds func(ast.Expr) bool) bool {
 	f, i := r.ParamOf(v)
 	if f == nil || f.Obj == nil || f.Sig.Recv() != nil || (f.Sig.Variadic() && i == f.Sig.Params().Len()-1) {
 		return false
@@ -102,7 +108,7 @@ func (r *Result) paramIs(v *types.Var, pred func(*ast.CallExpr, int) bool, depth
 		return false
 	}
 	for _, call := range calls {
-		if call.Ellipsis.IsValid() || i >= len(call.Args) || !r.ctxIs(call.Args[i], pred, depth+1) {
+		if call.Ellipsis.IsValid() || i >= len(call.Args) || !holds(call.Args[i]) {
 			return false
 		}
 	}
@@ -114,20 +120,7 @@ func (r *Result) paramIs(v *types.Var, pred func(*ast.CallExpr, int) bool, depth
 // value) passes a request made without a context (http.ReadRequest,
 // http.NewRequest): its Context() never ends.
 func (r *Result) DetachedRequestParam(v *types.Var) bool {
-	f, i := r.ParamOf(v)
-	if f == nil || f.Obj == nil || f.Sig.Recv() != nil || (f.Sig.Variadic() && i == f.Sig.Params().Len()-1) {
-		return false
-	}
-	calls, escapes := r.CallsOf(f.Obj)
-	if escapes || len(calls) == 0 {
-		return false
-	}
-	for _, call := range calls {
-		if call.Ellipsis.IsValid() || i >= len(call.Args) || !r.detachedRequest(call.Args[i], 1) {
-			return false
-		}
-	}
-	return true
+	return r.everyArg(v, func(arg ast.Expr) bool { return r.detachedRequest(arg, 1) })
 }
 
 // DetachedParam reports whether the context parameter v is given a

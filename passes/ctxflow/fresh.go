@@ -25,16 +25,32 @@ func (*FreshErrors) String() string { return "freshErrors" }
 // is a stub, left alone), as a greatest fixed point over the calls among
 // them.
 func (r *Result) freshFuncs(decls []*Func) map[*types.Func]bool {
+	return r.errorFixpoint(decls, nil, r.freshExpr, func(made, local, _ int) bool {
+		// A function that only ever returns nil is a stub or a no-op
+		// implementation: left context-bound, as callers' tests expect.
+		return made > 0 || local > 0
+	})
+}
+
+// errorFixpoint computes, as a greatest fixed point over the calls among
+// them, the package's functions with an error result (skip leaves some
+// out) all of whose returns give an error that classify accepts: it says
+// whether the error expression is acceptable and which function of the
+// package it depends on, if any (`return g(x)`: g's). keep decides, from
+// the count of returns of non-nil acceptable errors, of dependencies and of
+// returns, whether a function whose returns are all acceptable is kept.
+// A bare return of named results is not acceptable.
+func (r *Result) errorFixpoint(decls []*Func, skip func(*Func) bool, classify func(ast.Expr) (bool, *types.Func), keep func(made, local, rets int) bool) map[*types.Func]bool {
 	calls := make(map[*types.Func][]*types.Func)
 	for _, f := range decls {
-		if f.Obj == nil {
+		if f.Obj == nil || skip != nil && skip(f) {
 			continue
 		}
 		idx := analysisutil.ErrorResult(f.Sig)
 		if idx < 0 {
 			continue
 		}
-		ok, made := true, 0
+		ok, made, rets := true, 0, 0
 		var local []*types.Func
 		ast.Inspect(f.Body, func(n ast.Node) bool {
 			if !ok {
@@ -44,6 +60,7 @@ func (r *Result) freshFuncs(decls []*Func) map[*types.Func]bool {
 			case *ast.FuncLit:
 				return false
 			case *ast.ReturnStmt:
+				rets++
 				var e ast.Expr
 				switch {
 				case len(n.Results) == f.Sig.Results().Len():
@@ -54,9 +71,9 @@ func (r *Result) freshFuncs(decls []*Func) map[*types.Func]bool {
 					ok = false // a bare return of named results
 					return false
 				}
-				fresh, dep := r.freshExpr(e)
+				good, dep := classify(e)
 				switch {
-				case !fresh:
+				case !good:
 					ok = false
 				case dep != nil:
 					local = append(local, dep)
@@ -66,9 +83,7 @@ func (r *Result) freshFuncs(decls []*Func) map[*types.Func]bool {
 			}
 			return ok
 		})
-		// A function that only ever returns nil is a stub or a no-op
-		// implementation: left context-bound, as callers' tests expect.
-		if ok && (made > 0 || len(local) > 0) {
+		if ok && keep(made, len(local), rets) {
 			calls[f.Obj] = local
 		}
 	}

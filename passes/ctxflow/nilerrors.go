@@ -24,81 +24,34 @@ func (*NilErrors) String() string { return "nilErrors" }
 // nilErrorFuncs computes the package's concrete functions whose errors are
 // always nil, as a greatest fixed point over the calls among them.
 func (r *Result) nilErrorFuncs(decls []*Func) map[*types.Func]bool {
-	calls := make(map[*types.Func][]*types.Func)
-	for _, f := range decls {
-		if f.Obj == nil {
-			continue
-		}
-		idx := analysisutil.ErrorResult(f.Sig)
-		if idx < 0 || analysisutil.TakesContext(f.Sig) || len(f.Body.List) <= 1 {
-			// A function given a context, or whose body is only its
-			// return, is a stub or a no-op implementation standing in
-			// for one that can fail: callers keep their error paths.
-			continue
-		}
-		ok, rets := true, 0
-		var local []*types.Func
-		ast.Inspect(f.Body, func(n ast.Node) bool {
-			if !ok {
-				return false
-			}
-			switch n := n.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.ReturnStmt:
-				rets++
-				var e ast.Expr
-				switch {
-				case len(n.Results) == f.Sig.Results().Len():
-					e = n.Results[idx]
-				case len(n.Results) == 1:
-					e = n.Results[0] // return g(x): g's error
-				default:
-					ok = false // a bare return of named results
-					return false
-				}
-				e = ast.Unparen(e)
-				if isNil(r.info, e) {
-					return true
-				}
-				call, isCall := e.(*ast.CallExpr)
-				if !isCall {
-					ok = false
-					return false
-				}
-				fn := analysisutil.Callee(r.info, call)
-				switch {
-				case fn == nil:
-					ok = false
-				case fn.Pkg() == r.pass.Pkg:
-					local = append(local, fn.Origin())
-				case !r.pass.ImportObjectFact(fn.Origin(), new(NilErrors)):
-					ok = false
-				}
-			}
-			return ok
-		})
-		if ok && rets > 0 {
-			calls[f.Obj] = local
-		}
+	skip := func(f *Func) bool {
+		// A function given a context, or whose body is only its return,
+		// is a stub or a no-op implementation standing in for one that
+		// can fail: callers keep their error paths.
+		return analysisutil.TakesContext(f.Sig) || len(f.Body.List) <= 1
 	}
-	for changed := true; changed; {
-		changed = false
-		for fn, deps := range calls {
-			for _, d := range deps {
-				if _, still := calls[d]; !still {
-					delete(calls, fn)
-					changed = true
-					break
-				}
-			}
+	classify := func(e ast.Expr) (bool, *types.Func) {
+		e = ast.Unparen(e)
+		if isNil(r.info, e) {
+			return true, nil
 		}
+		call, ok := e.(*ast.CallExpr)
+		if !ok {
+			return false, nil
+		}
+		fn := analysisutil.Callee(r.info, call)
+		switch {
+		case fn == nil:
+			return false, nil
+		case fn.Pkg() == r.pass.Pkg:
+			return true, fn.Origin()
+		}
+		return r.pass.ImportObjectFact(fn.Origin(), new(NilErrors)), nil
 	}
-	out := make(map[*types.Func]bool, len(calls))
-	for fn := range calls {
-		out[fn] = true
-	}
-	return out
+	return r.errorFixpoint(decls, skip, classify, func(made, _, rets int) bool {
+		// made counts calls of imported never-failing functions here.
+		return rets > 0
+	})
 }
 
 // NeverFails reports whether the error result of call is always nil: the
