@@ -113,6 +113,9 @@ type Result struct {
 	// nilErrs are the package's functions whose errors are always nil
 	// (see NilErrors).
 	nilErrs map[*types.Func]bool
+	// errReturns lists, per declared function with an error result, the
+	// error expressions its returns give (collectErrReturns).
+	errReturns map[*Func][]ast.Expr
 	// holderAssigns lists the values assigned to local variables whose
 	// type holds a context (*exec.Cmd, *sql.Tx, a struct with a context
 	// field; not requests, which have reqAssigns): nil for a value it cannot

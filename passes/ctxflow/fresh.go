@@ -41,49 +41,32 @@ func (r *Result) freshFuncs(decls []*Func) map[*types.Func]bool {
 // returns, whether a function whose returns are all acceptable is kept.
 // A bare return of named results is not acceptable.
 func (r *Result) errorFixpoint(decls []*Func, skip func(*Func) bool, classify func(ast.Expr) (bool, *types.Func), keep func(made, local, rets int) bool) map[*types.Func]bool {
+	if r.errReturns == nil {
+		r.errReturns = r.collectErrReturns(decls)
+	}
 	calls := make(map[*types.Func][]*types.Func)
 	for _, f := range decls {
-		if f.Obj == nil || skip != nil && skip(f) {
-			continue
+		rets, ok := r.errReturns[f]
+		if !ok || rets == nil || skip != nil && skip(f) {
+			continue // no error result, or a bare return of named results
 		}
-		idx := analysisutil.ErrorResult(f.Sig)
-		if idx < 0 {
-			continue
-		}
-		ok, made, rets := true, 0, 0
+		good, made := true, 0
 		var local []*types.Func
-		ast.Inspect(f.Body, func(n ast.Node) bool {
-			if !ok {
-				return false
+		for _, e := range rets {
+			ok, dep := classify(e)
+			switch {
+			case !ok:
+				good = false
+			case dep != nil:
+				local = append(local, dep)
+			case !isNil(r.info, e):
+				made++
 			}
-			switch n := n.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.ReturnStmt:
-				rets++
-				var e ast.Expr
-				switch {
-				case len(n.Results) == f.Sig.Results().Len():
-					e = n.Results[idx]
-				case len(n.Results) == 1:
-					e = n.Results[0] // return g(x): g's error
-				default:
-					ok = false // a bare return of named results
-					return false
-				}
-				good, dep := classify(e)
-				switch {
-				case !good:
-					ok = false
-				case dep != nil:
-					local = append(local, dep)
-				case !isNil(r.info, e):
-					made++
-				}
+			if !good {
+				break
 			}
-			return ok
-		})
-		if ok && keep(made, len(local), rets) {
+		}
+		if good && keep(made, len(local), len(rets)) {
 			calls[f.Obj] = local
 		}
 	}
@@ -102,6 +85,46 @@ func (r *Result) errorFixpoint(decls []*Func, skip func(*Func) bool, classify fu
 	out := make(map[*types.Func]bool, len(calls))
 	for fn := range calls {
 		out[fn] = true
+	}
+	return out
+}
+
+// collectErrReturns walks, once for the fixed points above, each declared
+// function with an error result and lists the error expressions its
+// returns give (`return g(x)`: the call); a function with a bare return of
+// named results maps to nil, one without an error result is absent.
+func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
+	out := make(map[*Func][]ast.Expr)
+	for _, f := range decls {
+		if f.Obj == nil {
+			continue
+		}
+		idx := analysisutil.ErrorResult(f.Sig)
+		if idx < 0 {
+			continue
+		}
+		rets := []ast.Expr{}
+		ast.Inspect(f.Body, func(n ast.Node) bool {
+			if rets == nil {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				switch {
+				case len(n.Results) == f.Sig.Results().Len():
+					rets = append(rets, n.Results[idx])
+				case len(n.Results) == 1:
+					rets = append(rets, n.Results[0]) // return g(x): g's error
+				default:
+					rets = nil // a bare return of named results
+					return false
+				}
+			}
+			return true
+		})
+		out[f] = rets
 	}
 	return out
 }
