@@ -65,8 +65,9 @@ func (f *function) checkReleasedParam(fn *types.Func, p *types.Var) {
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		return ok && objs[info.ObjectOf(id)]
 	}
-	// It releases the parameter itself: a release method called on it
-	// (tx.Rollback()), not only handed to code that may keep it.
+	// It releases the parameter itself: a release method without
+	// arguments called on it (tx.Rollback()), not only handed to code
+	// that may keep it.
 	releases, paired := false, false
 	ast.Inspect(f.body, func(n ast.Node) bool {
 		if _, ok := n.(*ast.FuncLit); ok {
@@ -85,7 +86,9 @@ func (f *function) checkReleasedParam(fn *types.Func, p *types.Var) {
 			// function takes and gives back itself, on a shared pool.
 			paired = true
 		}
-		if k.Releases(sel.Sel.Name) {
+		if k.Releases(sel.Sel.Name) && len(call.Args) == 0 {
+			// tx.Rollback(), f.Close(): a release of the value itself;
+			// store.Put(ctx, item) shares a pool's release name only.
 			releases = true
 		}
 		return true
