@@ -411,7 +411,9 @@ func (st *state) rebasedWith(cur inspector.Cursor, root *ast.CallExpr) bool {
 		if ast.Unparen(a) == ast.Expr(root) {
 			continue
 		}
-		if t := info.TypeOf(a); (analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t)) && !st.res.Detached(a) {
+		// A context, not a request: a handler helper given the request
+		// besides (f(context.Background(), w, r)) builds no context from it.
+		if analysisutil.IsContext(info.TypeOf(a)) && !st.res.Detached(a) {
 			return true
 		}
 	}

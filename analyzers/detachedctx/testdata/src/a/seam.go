@@ -2,6 +2,7 @@ package a
 
 import (
 	"context"
+	"net/http"
 	"time"
 )
 
@@ -49,4 +50,12 @@ func Transcode(ctx context.Context, s *Store, keep bool) error {
 func TranscodeDetached(ctx context.Context, s *Store) error {
 	tctx := addValues(context.Background(), context.TODO()) // want `context.Background\(\) in TranscodeDetached cuts off ctx` `context.TODO\(\) in TranscodeDetached cuts off ctx`
 	return s.Save(tctx, "out")
+}
+
+func renderPage(ctx context.Context, w http.ResponseWriter, r *http.Request) {}
+
+// Near-miss: the helper is given the request for other reasons; the fresh
+// root cuts off r.Context().
+func PageHandler(w http.ResponseWriter, r *http.Request) {
+	renderPage(context.Background(), w, r) // want `context.Background\(\) in PageHandler cuts off r.Context\(\)`
 }
