@@ -25,9 +25,7 @@ func (r *Result) CallsOf(fn *types.Func) (calls []*ast.CallExpr, escapes bool) {
 		return nil, false
 	}
 	fn = fn.Origin()
-	if r.calls == nil {
-		r.calls = r.buildCallIndex()
-	}
+	r.callsOnce.Do(func() { r.calls = r.buildCallIndex() })
 	escapes = r.calls.escapes[fn] || fn.Exported()
 	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
 		escapes = true // an interface may reach it
@@ -129,7 +127,7 @@ func (r *Result) methodExpr(call *ast.CallExpr) bool {
 // ParamOf returns the declared function of this package that v is a
 // parameter of, and its index; nil when v is no such parameter.
 func (r *Result) ParamOf(v *types.Var) (*Func, int) {
-	if r.params == nil {
+	r.paramsOnce.Do(func() {
 		r.params = make(map[*types.Var]paramRef)
 		for _, f := range r.Funcs {
 			if f.Obj == nil || f.Sig == nil {
@@ -139,7 +137,7 @@ func (r *Result) ParamOf(v *types.Var) (*Func, int) {
 				r.params[f.Sig.Params().At(i)] = paramRef{f, i}
 			}
 		}
-	}
+	})
 	p, ok := r.params[v]
 	if !ok {
 		return nil, -1

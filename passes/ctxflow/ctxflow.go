@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"reflect"
 	"sort"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -165,6 +166,9 @@ type Result struct {
 	// and index, built on first use (ParamOf).
 	params map[*types.Var]paramRef
 	ins    *inspector.Inspector
+	// The analyzers that share this result run in parallel: each lazy
+	// index is built once, under its own Once.
+	callsOnce, paramsOnce, mainOnce sync.Once
 }
 
 // assign is one assignment to an error variable.

@@ -18,9 +18,7 @@ func (r *Result) MainLike(fn *types.Func) bool {
 	if fn == nil || fn.Pkg() != r.pass.Pkg {
 		return false
 	}
-	if r.mainLike == nil {
-		r.mainLike = r.computeMainLike()
-	}
+	r.mainOnce.Do(func() { r.mainLike = r.computeMainLike() })
 	return r.mainLike[fn.Origin()]
 }
 
