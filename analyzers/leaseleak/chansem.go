@@ -139,11 +139,9 @@ func (f *function) countedReleases(ch ast.Expr) map[ast.Node]bool {
 		if !ok {
 			return true
 		}
-		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && id.Name == "append" && len(call.Args) > 1 {
+		if analysisutil.IsBuiltin(info, call, "append") && len(call.Args) > 1 {
 			if l, ok := ast.Unparen(as.Lhs[0]).(*ast.Ident); ok {
-				if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "append" {
-					appended[info.ObjectOf(l)] = true
-				}
+				appended[info.ObjectOf(l)] = true
 			}
 		}
 		return true

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/cfg"
+	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
@@ -363,12 +364,8 @@ func (f *function) freshHolder(e ast.Expr, a *ownership.Acquisition) (*ast.Ident
 		k.Fix = ""
 	}
 	// Any method of the holder may release what it holds.
-	ms := types.NewMethodSet(types.NewPointer(types.Unalias(v.Type())))
-	if p, ok := v.Type().Underlying().(*types.Pointer); ok {
-		ms = types.NewMethodSet(p)
-	}
-	for i := range ms.Len() {
-		k.Release = append(k.Release, ms.At(i).Obj().Name())
+	for _, m := range typeutil.IntuitiveMethodSet(v.Type(), nil) {
+		k.Release = append(k.Release, m.Obj().Name())
 	}
 	acq := *a
 	acq.Kind = &k
@@ -411,12 +408,7 @@ func isFresh(info *types.Info, e ast.Expr) bool {
 		_, ok := ast.Unparen(e.X).(*ast.CompositeLit)
 		return ok && e.Op == token.AND
 	case *ast.CallExpr:
-		id, ok := ast.Unparen(e.Fun).(*ast.Ident)
-		if !ok {
-			return false
-		}
-		b, ok := info.Uses[id].(*types.Builtin)
-		return ok && b.Name() == "new"
+		return analysisutil.IsBuiltin(info, e, "new")
 	}
 	return false
 }

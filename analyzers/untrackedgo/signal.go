@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+
 	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
@@ -31,12 +33,7 @@ func unheardSignal(pass *analysis.Pass, g *goroutines.Goroutine) (analysis.Diagn
 			return false
 		}
 		call, ok := n.(*ast.CallExpr)
-		if !ok || len(call.Args) != 1 {
-			return true
-		}
-		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); !ok || id.Name != "close" {
-			return true
-		} else if b, ok := info.Uses[id].(*types.Builtin); !ok || b.Name() != "close" {
+		if !ok || len(call.Args) != 1 || !analysisutil.IsBuiltin(info, call, "close") {
 			return true
 		}
 		if id, ok := ast.Unparen(call.Args[0]).(*ast.Ident); ok {
@@ -97,11 +94,9 @@ func madeByMake(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
 			if !ok || info.Defs[id] != v {
 				continue
 			}
-			if call, ok := ast.Unparen(as.Rhs[i]).(*ast.CallExpr); ok {
-				if fid, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && fid.Name == "make" {
-					if _, isChan := info.TypeOf(call).Underlying().(*types.Chan); isChan {
-						made = true
-					}
+			if call, ok := ast.Unparen(as.Rhs[i]).(*ast.CallExpr); ok && analysisutil.IsBuiltin(info, call, "make") {
+				if _, isChan := info.TypeOf(call).Underlying().(*types.Chan); isChan {
+					made = true
 				}
 			}
 		}

@@ -454,10 +454,5 @@ func isWaitGroupDone(info *types.Info, call *ast.CallExpr) bool {
 }
 
 func (a *analysis) isBuiltin(call *ast.CallExpr, name string) bool {
-	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
-	if !ok {
-		return false
-	}
-	b, ok := a.info.Uses[id].(*types.Builtin)
-	return ok && b.Name() == name
+	return analysisutil.IsBuiltin(a.info, call, name)
 }
