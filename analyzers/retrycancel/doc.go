@@ -6,7 +6,8 @@
 // retrycancel: report retry and poll loops that keep going after their context is done
 //
 // A retry loop (for {}, for cond {}, a counted loop that indexes nothing, a
-// range over an integer or a ticker: analysisutil.IsRetryLoop) that calls a
+// range over an integer, a ticker, or a function iterator that yields only
+// durations or integers, a schedule: analysisutil.IsRetryLoop) that calls a
 // context-bound function and, when it fails, tries again without looking at
 // the context never stops on cancellation: every attempt fails at once with
 // context.Canceled, and the loop spins, logs and sleeps until its attempts
@@ -142,10 +143,15 @@
 // <-c.closed:`) while the attempts run under a context parameter: the
 // caller's context can end long before the object closes, and the loop is
 // reported as retrying until the channel is closed; a loop whose condition classifies the error
-// (`for i < 2 && retryable(err)`); loops over collections, bound calls
+// (`for i < 2 && retryable(err)`); a range over a schedule made by a call
+// given the context (`for range b.Attempts(ctx)`), which can stop
+// yielding when the context ends; loops over collections, bound calls
 // inside a nested walk over a collection, and bound calls whose arguments
 // are loop-carried (declared outside the loop and assigned inside it: a
-// walk over pages or versions, not a retry) or taken each round from a
+// walk over pages or versions, not a retry) when every round after a
+// failure assigns them (a round that fails and goes back without advancing,
+// `if err != nil { log(err); continue }` before `r.start += n`, asks for
+// the same thing again, and is a retry), or taken each round from a
 // source the loop drains (`e := q.Next(now); if e == nil { return }`: a
 // different element every round until none is left) (swallowcancel's
 // business);

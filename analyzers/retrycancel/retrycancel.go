@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
@@ -273,8 +274,16 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 		l.body = s.Body
 		l.exits = true
 		if t := st.info.TypeOf(s.X); t != nil {
-			if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
-				l.rangeInt = true
+			switch u := t.Underlying().(type) {
+			case *types.Basic:
+				l.rangeInt = u.Info()&types.IsInteger != 0
+			case *types.Signature:
+				l.rangeInt = true // a schedule iterator: it runs out
+				if st.givenContext(s.X) {
+					// for range b.Attempts(ctx): the schedule is given the
+					// context and can stop yielding when it ends.
+					l.checked, l.observes = true, true
+				}
 			}
 		}
 	}
@@ -353,6 +362,20 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	}
 }
 
+// givenContext reports whether e is a call given a context argument.
+func (st *state) givenContext(e ast.Expr) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	for _, a := range call.Args {
+		if analysisutil.IsContext(st.info.TypeOf(a)) {
+			return true
+		}
+	}
+	return false
+}
+
 // dropWalks removes from l.bound the calls whose arguments change from one
 // iteration to the next (a variable the loop assigns, other than a context):
 // such a loop walks pages, versions or nodes rather than retrying the same
@@ -365,13 +388,15 @@ func (st *state) dropWalks(l *loop) {
 	// Only loop-carried variables make a walk: declared outside the loop,
 	// assigned inside (token = next). A variable declared in the body
 	// (req, err := http.NewRequest...) is rebuilt the same way each round.
-	assigned := make(map[types.Object]bool)
-	mark := func(e ast.Expr) {
+	// assigned maps each to the nodes that assign it; a nil node is the
+	// loop's own range clause, which assigns on every round.
+	assigned := make(map[types.Object][]ast.Node)
+	mark := func(e ast.Expr, at ast.Node) {
 		for {
 			switch x := ast.Unparen(e).(type) {
 			case *ast.Ident:
 				if obj := st.info.ObjectOf(x); obj != nil && !inside(obj.Pos(), l.body) {
-					assigned[obj] = true
+					assigned[obj] = append(assigned[obj], at)
 				}
 				return
 			case *ast.IndexExpr:
@@ -385,11 +410,18 @@ func (st *state) dropWalks(l *loop) {
 			}
 		}
 	}
+	markDecl := func(e ast.Expr, at ast.Node) {
+		if id, ok := e.(*ast.Ident); ok {
+			if obj := st.info.ObjectOf(id); obj != nil && inside(obj.Pos(), l.body) {
+				assigned[obj] = append(assigned[obj], at)
+			}
+		}
+	}
 	ast.Inspect(l.stmt, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			for _, lhs := range n.Lhs {
-				mark(lhs)
+				mark(lhs, n)
 			}
 			if len(n.Rhs) == 1 {
 				if _, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok {
@@ -401,11 +433,7 @@ func (st *state) dropWalks(l *loop) {
 			// too: the loop dispatches messages.
 			if st.nextInput(n, l, assigned) {
 				for _, lhs := range n.Lhs {
-					if id, ok := lhs.(*ast.Ident); ok {
-						if obj := st.info.ObjectOf(id); obj != nil && inside(obj.Pos(), l.body) {
-							assigned[obj] = true
-						}
-					}
+					markDecl(lhs, n)
 				}
 			}
 		case *ast.TypeSwitchStmt:
@@ -414,54 +442,102 @@ func (st *state) dropWalks(l *loop) {
 			if as, ok := n.Assign.(*ast.AssignStmt); ok && st.nextInput(as, l, assigned) {
 				for _, c := range n.Body.List {
 					if obj := st.info.Implicits[c]; obj != nil {
-						assigned[obj] = true
+						assigned[obj] = append(assigned[obj], as)
 					}
 				}
 			}
 		case *ast.IncDecStmt:
-			mark(n.X)
+			mark(n.X, n)
 		case *ast.RangeStmt:
-			if n.Key != nil {
-				mark(n.Key)
-			}
-			if n.Value != nil {
-				mark(n.Value)
-			}
-			// for object := range objectsCh inside the body: each round
-			// gathers new input.
-			if n != l.stmt && isInputChan(st.info.TypeOf(n.X)) {
-				for _, e := range []ast.Expr{n.Key, n.Value} {
-					if id, ok := e.(*ast.Ident); ok {
-						if obj := st.info.ObjectOf(id); obj != nil && inside(obj.Pos(), l.body) {
-							assigned[obj] = true
-						}
-					}
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if e == nil {
+					continue
+				}
+				var at ast.Node = e // the graph evaluates a nested range's variables before it
+				if n == l.stmt {
+					at = nil
+				}
+				mark(e, at)
+				// for object := range objectsCh inside the body: each round
+				// gathers new input.
+				if n != l.stmt && isInputChan(st.info.TypeOf(n.X)) {
+					markDecl(e, at)
 				}
 			}
 		}
 		return true
 	})
 	kept := l.bound[:0]
+	var sameOnFailure func(call *ast.CallExpr, vars map[types.Object]bool) bool
 	for _, call := range l.bound {
-		variant := false
+		vars := map[types.Object]bool{}
 		for _, arg := range call.Args {
 			if analysisutil.IsContext(st.info.TypeOf(arg)) {
 				continue
 			}
 			ast.Inspect(arg, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && assigned[st.info.ObjectOf(id)] {
-					variant = true
+				if id, ok := n.(*ast.Ident); ok {
+					if obj := st.info.ObjectOf(id); obj != nil && assigned[obj] != nil {
+						vars[obj] = true
+					}
 				}
-				return !variant
+				return true
 			})
 		}
-		if !variant {
+		if sameOnFailure == nil && len(vars) > 0 {
+			sameOnFailure = st.sameOnFailure(l, assigned)
+		}
+		if len(vars) == 0 || sameOnFailure(call, vars) {
 			kept = append(kept, call)
 		}
 	}
 	l.bound = kept
 	if len(l.bound) == 0 {
 		l.retryErr = nil
+	}
+}
+
+// sameOnFailure returns the question whether a bound call whose arguments
+// mention loop-carried variables (vars, assigned by the nodes in assigned)
+// can still be repeated with the same arguments: whether some round through
+// it that the loop can take once its calls fail with the context's error
+// assigns none of them (`for r.start <= r.end { entries, err :=
+// get(ctx, r.start, r.end); if err != nil { log; continue }; r.start +=
+// n }` advances only on success, so a failure tries the same range again).
+// A variable the loop's own range clause assigns changes every round.
+func (st *state) sameOnFailure(l *loop, assigned map[types.Object][]ast.Node) func(*ast.CallExpr, map[types.Object]bool) bool {
+	g := st.graphs.Func(l.f.Node)
+	if g == nil {
+		return func(*ast.CallExpr, map[types.Object]bool) bool { return false }
+	}
+	head := g.LoopHead(l.stmt)
+	if head == nil {
+		return func(*ast.CallExpr, map[types.Object]bool) bool { return false }
+	}
+	in := g.LoopBlocks(head)
+	return func(call *ast.CallExpr, vars map[types.Object]bool) bool {
+		at, ok := g.Locate(call)
+		if !ok || !in[head.Index] {
+			return false
+		}
+		avoid := map[int32]bool{}
+		for v := range vars {
+			for _, n := range assigned[v] {
+				if n == nil {
+					return false
+				}
+				p, ok := g.Locate(n)
+				if !ok {
+					return false
+				}
+				avoid[p.Block.Index] = true
+			}
+		}
+		done := st.judging(l)
+		defer done()
+		_, ok = g.CycleAvoiding(head, func(b *cfg.Block) bool { return avoid[b.Index] },
+			func(b *cfg.Block) bool { return b == at.Block }, st.feasibleUnderCancel(in))
+		return ok
 	}
 }
 
@@ -479,7 +555,7 @@ func isInputChan(t types.Type) bool {
 // no arguments but contexts and returns a value and an error (r.ReadReply(),
 // sub.NextMsg()) on a receiver from outside the loop, or uses a variable
 // already known to change each round.
-func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Object]bool) bool {
+func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Object][]ast.Node) bool {
 	if len(as.Rhs) != 1 {
 		return false
 	}
@@ -492,7 +568,7 @@ func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Objec
 	}
 	uses := false
 	ast.Inspect(rhs, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && changing[st.info.ObjectOf(id)] && inside(st.info.ObjectOf(id).Pos(), l.body) {
+		if id, ok := n.(*ast.Ident); ok && changing[st.info.ObjectOf(id)] != nil && inside(st.info.ObjectOf(id).Pos(), l.body) {
 			uses = true
 		}
 		return !uses

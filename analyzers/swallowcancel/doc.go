@@ -25,7 +25,12 @@
 //     followed by work that assumes it succeeded (`sem.Acquire(ctx, 1)`
 //     then the guarded work);
 //   - a branch that tests the error and returns a nil error:
-//     `if err != nil { log(err); return nil }`;
+//     `if err != nil { log(err); return nil }`, or that only logs and breaks
+//     out of a loop (`for p, err := range store.Scan(ctx) { if err != nil {
+//     break } ... }`) when the statements after the loop reach a return of
+//     a nil error without a context test, context-bound work or a read of
+//     the error: what was gathered before the cancellation is returned as
+//     the whole answer;
 //   - a cancellation test mapped to success: `case <-ctx.Done(): return nil`,
 //     `case <-ctx.Done(): break loop` followed by `return nil`, and any
 //     cancellation test whose branch ends in a break out of a loop,

@@ -68,6 +68,10 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		})
 		return
 	}
+	if br, ok := last.(*ast.BranchStmt); ok && br.Tok == token.BREAK {
+		s.checkFailBreak(cur, f, n, br, errVar, errExpr)
+		return
+	}
 	if n.Else != nil || endsFlow(s.info, last) || !s.logOnly(n.Body) {
 		return // an else, an exit, or handling other than logging (a fallback)
 	}
@@ -792,11 +796,61 @@ func (s *state) checkTestBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfS
 			return
 		}
 	}
+	_, ret := s.breakToNilReturn(cur, f, br)
+	if ret == nil {
+		return
+	}
+	what := "the context has ended"
+	errText := ""
+	if t.Err != nil {
+		what = types.ExprString(t.Err) + " is a cancellation"
+		errText = types.ExprString(t.Err)
+	} else if t.Ctx != nil {
+		errText = types.ExprString(t.Ctx) + ".Err()"
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos:            n.Pos(),
+		End:            n.Cond.End(),
+		Message:        fmt.Sprintf("when %s this branch leaves the loop for a return of a nil error, so %s reports success for work that was canceled", what, f.Name()),
+		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
+		SuggestedFixes: s.breakReturnFix(f, br, ret, errText),
+	})
+}
+
+// breakReturnFix replaces an unlabelled break by a return of errText.
+func (s *state) breakReturnFix(f *ctxflow.Func, br *ast.BranchStmt, ret *ast.ReturnStmt, errText string) []analysis.SuggestedFix {
+	if br.Label != nil || errText == "" || len(ret.Results) != f.Sig.Results().Len() {
+		return nil
+	}
+	file := analysisutil.FileOf(s.pass, br.Pos())
+	if file == nil {
+		return nil
+	}
+	text, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, errText)
+	if !ok {
+		return nil
+	}
+	return []analysis.SuggestedFix{{
+		Message:   "Return the cancellation",
+		TextEdits: []analysis.TextEdit{{Pos: br.Pos(), End: br.End(), NewText: []byte(text)}},
+	}}
+}
+
+// breakToNilReturn follows the break br at cur out of the loop it leaves
+// (labelled or not; a break that leaves a switch or select, or a literal,
+// leaves none) to the statements after that loop: when they reach a return
+// of a nil error without looking at the context or doing context-bound
+// work, it returns the loop and that return.
+func (s *state) breakToNilReturn(cur inspector.Cursor, f *ctxflow.Func, br *ast.BranchStmt) (ast.Stmt, *ast.ReturnStmt) {
+	idx := analysisutil.ErrorResult(f.Sig)
+	if idx < 0 {
+		return nil, nil
+	}
 	var lbl *types.Label
 	if br.Label != nil {
 		lbl, _ = s.info.Uses[br.Label].(*types.Label)
 		if lbl == nil {
-			return
+			return nil, nil
 		}
 	}
 	// The statement the break leaves: the labelled one, or the innermost
@@ -804,7 +858,7 @@ func (s *state) checkTestBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfS
 	var left inspector.Cursor
 	for c := cur.Parent(); c.Valid() && c.Node() != f.Body; c = c.Parent() {
 		if _, ok := c.Node().(*ast.FuncLit); ok {
-			return
+			return nil, nil
 		}
 		if lbl != nil {
 			if ls, ok := c.Node().(*ast.LabeledStmt); ok && s.info.Defs[ls.Label] == lbl {
@@ -817,63 +871,87 @@ func (s *state) checkTestBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfS
 		case *ast.ForStmt, *ast.RangeStmt:
 			left = c
 		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
-			return // it leaves the switch, not the loop
+			return nil, nil // it leaves the switch, not the loop
 		}
 		if left.Valid() {
 			break
 		}
 	}
 	if !left.Valid() {
-		return
+		return nil, nil
 	}
+	var loop ast.Stmt
 	if ls, ok := left.Node().(*ast.LabeledStmt); ok {
 		switch ls.Stmt.(type) {
 		case *ast.ForStmt, *ast.RangeStmt:
+			loop = ls.Stmt
 		default:
-			return
+			return nil, nil
 		}
-	} else if p, ok := left.Parent().Node().(*ast.LabeledStmt); ok && p.Stmt == left.Node() {
-		left = left.Parent()
+	} else {
+		loop = left.Node().(ast.Stmt)
+		if p, ok := left.Parent().Node().(*ast.LabeledStmt); ok && p.Stmt == left.Node() {
+			left = left.Parent()
+		}
 	}
 	for sib, ok := left.NextSibling(); ok; sib, ok = sib.NextSibling() {
 		if s.res.ChecksCancel(sib.Node()) || s.boundWorkIn(sib.Node()) {
-			return
+			return nil, nil
 		}
 		ret, ok := sib.Node().(*ast.ReturnStmt)
 		if !ok {
 			continue
 		}
 		if !s.returnsNilError(f, ret, idx) {
-			return
+			return nil, nil
 		}
-		what := "the context has ended"
-		errText := ""
-		if t.Err != nil {
-			what = types.ExprString(t.Err) + " is a cancellation"
-			errText = types.ExprString(t.Err)
-		} else if t.Ctx != nil {
-			errText = types.ExprString(t.Ctx) + ".Err()"
-		}
-		var fixes []analysis.SuggestedFix
-		if br.Label == nil && errText != "" && len(ret.Results) == f.Sig.Results().Len() {
-			if file := analysisutil.FileOf(s.pass, br.Pos()); file != nil {
-				if text, ok := analysisutil.ReturnWith(file, s.pass.Pkg, f.Sig, errText); ok {
-					fixes = []analysis.SuggestedFix{{
-						Message:   "Return the cancellation",
-						TextEdits: []analysis.TextEdit{{Pos: br.Pos(), End: br.End(), NewText: []byte(text)}},
-					}}
-				}
-			}
-		}
-		s.rep.Report(analysis.Diagnostic{
-			Pos:            n.Pos(),
-			End:            n.Cond.End(),
-			Message:        fmt.Sprintf("when %s this branch leaves the loop for a return of a nil error, so %s reports success for work that was canceled", what, f.Name()),
-			Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
-			SuggestedFixes: fixes,
-		})
+		return loop, ret
+	}
+	return nil, nil
+}
+
+// checkFailBreak reports a failure branch of an error that may carry
+// cancellation which only logs it and breaks out of the loop, when the
+// statements after the loop reach a return of a nil error without
+// looking at the context, doing context-bound work or reading the error
+// again:
+//
+//	for p, err := range store.Scan(ctx, prefix) {
+//		if err != nil {
+//			break
+//		}
+//		pairs = append(pairs, p)
+//	}
+//	return pairs, nil
+//
+// The caller gets what was gathered before the cancellation as the whole
+// answer, as `if err != nil { return pairs, nil }` would give it.
+func (s *state) checkFailBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt, br *ast.BranchStmt, errVar *types.Var, errExpr *ast.Ident) {
+	if s.quiet[f] || br.Tok != token.BREAK || n.Else != nil {
 		return
 	}
+	body := &ast.BlockStmt{List: n.Body.List[:len(n.Body.List)-1]}
+	if !s.logOnly(body) {
+		return // a fallback, a flag, a stored error: handled
+	}
+	loop, ret := s.breakToNilReturn(cur, f, br)
+	if ret == nil || s.keptPastLoop(f, loop, errExpr) || s.readLater(f, loop, errVar) {
+		return
+	}
+	outcome := "reports success for work that was cut short"
+	for i, r := range ret.Results {
+		if i != analysisutil.ErrorResult(f.Sig) && !s.zeroExpr(r) {
+			outcome = "returns what it gathered before the cancellation as if the work had finished"
+		}
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos: n.Pos(),
+		End: n.Cond.End(),
+		Message: fmt.Sprintf("%s may carry the cancellation of %s and this branch leaves the loop for a return of a nil error, so %s %s",
+			errExpr.Name, orCaller(s.ctxFor(f, nil)), f.Name(), outcome),
+		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the error becomes nil here"}},
+		SuggestedFixes: s.breakReturnFix(f, br, ret, errExpr.Name),
+	})
 }
 
 // labelOnlyLeftOnDone reports whether every use of lbl, the label of ls, is

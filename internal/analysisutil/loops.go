@@ -11,7 +11,10 @@ import (
 // IsRetryLoop reports whether loop repeats the same work rather than walking
 // a collection: `for {}`, `for cond {}`, a counted `for` whose counter does
 // not index anything, a range over an integer (`for attempt := range n`) or
-// over a channel of time.Time (a ticker). These are the loops in which
+// over a channel of time.Time (a ticker), or over a function iterator that
+// yields a schedule: nothing, durations or integers (`for d := range
+// backoff.Delays(base, n)`), which a loop uses to pace or count attempts
+// rather than as the next item of work. These are the loops in which
 // ignoring an error means trying the same thing again, which is retrycancel's
 // business; errors ignored in loops over collections belong to swallowcancel.
 // Both checks use this one rule so that no line is reported twice.
@@ -27,6 +30,8 @@ func IsRetryLoop(info *types.Info, loop ast.Stmt) bool {
 			return u.Info()&types.IsInteger != 0
 		case *types.Chan:
 			return IsNamed(u.Elem(), "time", "Time")
+		case *types.Signature:
+			return scheduleIterator(u)
 		}
 		return false
 	case *ast.ForStmt:
@@ -44,6 +49,28 @@ func IsRetryLoop(info *types.Info, loop ast.Stmt) bool {
 		return !indexes
 	}
 	return false
+}
+
+// scheduleIterator reports whether sig is a range-over-func iterator
+// (func(yield func(...) bool)) whose yielded values are all durations or
+// integers: the rounds of a backoff or an attempt count, not items.
+func scheduleIterator(sig *types.Signature) bool {
+	if sig.Params().Len() != 1 || sig.Results().Len() != 0 {
+		return false
+	}
+	yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
+	if !ok || yield.Results().Len() != 1 {
+		return false
+	}
+	for v := range yield.Params().Variables() {
+		if IsNamed(v.Type(), "time", "Duration") {
+			continue
+		}
+		if b, ok := v.Type().Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // loopCounter returns the variable declared by the init statement of a
