@@ -107,7 +107,11 @@
 //     panicked or logged (`panic(vm.NewGoError(fmt.Errorf("...: %v",
 //     err)))`, a script engine's exception): nothing is returned;
 //   - errors that cannot carry cancellation: not from a context-bound call,
-//     or from a call given context.Background() or WithoutCancel; errors
+//     or from a call given context.Background() or WithoutCancel, or of a
+//     callee whose errors are all made fresh (ctxflow's FreshErrors fact:
+//     errors.New, fmt.Errorf without %w; for an interface method, every
+//     implementation of it in the package that declares the interface) or
+//     that never fails (the NilErrors fact: every return gives nil); errors
 //     formatted after the function already tested for cancellation and
 //     returned (if ctx.Err() != nil { return ctx.Err() });
 //   - == against context.Canceled on a parameter of a helper that every

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 //go:embed doc.go
@@ -25,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "ctxflow",
 	Doc:        analysisutil.MustExtractDoc(doc, "ctxflow"),
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
-	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, flow.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil), (*NilErrors)(nil)},
 	Run:        run,
@@ -111,6 +112,14 @@ type Result struct {
 	// fresh holds the functions of this package whose returned errors are
 	// all fresh (see FreshErrors).
 	fresh map[*types.Func]bool
+	// ifaceImpls: the implementations of the package's interface methods
+	// by its concrete types (interfaceImpls), computed once in run.
+	ifaceImpls map[*types.Func][]*types.Func
+	// graphs are the package's control-flow graphs; nilAtReturn the
+	// returned error variables that are nil at their return
+	// (collectErrReturns).
+	graphs      *flow.Result
+	nilAtReturn map[ast.Expr]bool
 	// nilErrs are the package's functions whose errors are always nil
 	// (see NilErrors).
 	nilErrs map[*types.Func]bool
@@ -230,6 +239,7 @@ func (r *Result) EnclosingPos(pos token.Pos) *Func {
 func run(pass *analysis.Pass) (any, error) {
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	r := &Result{
+		graphs:  pass.ResultOf[flow.Analyzer].(*flow.Result),
 		byNode:  make(map[ast.Node]*Func),
 		byObj:   make(map[*types.Func]*Func),
 		info:    pass.TypesInfo,
@@ -330,6 +340,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	r.valuesOnly = r.valuesOnlyFuncs(r.Funcs)
 	r.fresh = r.freshFuncs(r.Funcs)
+	r.freshInterfaceMethods(r.fresh)
 	for fn := range r.fresh {
 		analysisutil.ExportFuncFact(pass, fn, new(FreshErrors))
 	}
@@ -702,6 +713,9 @@ func (r *Result) callCarries(call *ast.CallExpr, idx int) bool {
 	fn := analysisutil.Callee(r.info, call)
 	if fn != nil && (r.fresh[fn.Origin()] || fn.Pkg() != r.pass.Pkg && r.pass.ImportObjectFact(fn.Origin(), new(FreshErrors))) {
 		return false // its errors are made fresh: none is a context's
+	}
+	if r.NeverFails(call) {
+		return false // its error is always nil
 	}
 	if fn != nil && r.passedThrough(fn, call, idx) {
 		return false

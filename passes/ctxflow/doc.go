@@ -45,25 +45,35 @@
 // The NoCancel fact marks functions that take a context but use it only
 // for its values: every use is ctx.Value or an argument to a call that
 // returns no error (a lookup, a log call; an iterator or channel that
-// yields errors counts as returning them) or to another NoCancel function,
-// the context is used at least once (an unused context may be a stub's),
-// and the function returns non-nil errors of its own.
+// yields errors counts as returning them, and so does a value with an
+// `Err() error` method, such as go-redis's commands and *sql.Row) or to
+// another NoCancel function, the context is used at least once (an unused
+// context may be a stub's), and the function returns non-nil errors of
+// its own. An interface method of the package has it when every
+// implementation of it in the package has it and none hands the context
+// to an interface method of the package (a middleware's next handler may
+// be anyone's).
 //
 // The FreshErrors fact marks functions all of whose returned errors are
 // made fresh (errors.New, fmt.Errorf without %w, a package sentinel other
-// than the context's, or the error of another such function), with at
+// than the context's, a local variable nil on every path to its return, or
+// the error of another such function; an interface method, when every
+// implementation of it in the package that declares it is such), with at
 // least one such error: none is, or wraps, a context's error, so a caller's
 // error from them carries no cancellation (formatting it loses nothing,
 // errors.Is finds nothing). A function that only returns nil is a stub and
 // gets no fact.
 //
 // The NilErrors fact marks the opposite end: concrete functions whose
-// every return gives a nil error (or the error of another such function),
-// that take no context and do more than return: a caller's `if err !=
-// nil` after one cannot be taken. Result.NeverFails answers it for a call,
-// and also for the standard library's pure parsers given a constant they
-// parse (url.Parse of a literal URL, regexp.Compile, time.ParseDuration),
-// run at analysis time; leaseleak prunes those branches.
+// every return gives a nil error (a nil literal, a variable nil on every
+// path to the return, or the error of another such function) and that do
+// more than return, given a context or not (one that logs its failures and
+// returns nil): a caller's `if err != nil` after one cannot be taken, and
+// its error carries no cancellation. Result.NeverFails answers it for a
+// call, and also for the standard library's pure parsers given a constant
+// they parse (url.Parse of a literal URL, regexp.Compile,
+// time.ParseDuration), run at analysis time; leaseleak prunes those
+// branches.
 //
 // The CarriesCancel fact marks functions and methods whose error result may
 // carry cancellation although they take no context (they hold one in their

@@ -12,7 +12,9 @@ import (
 // returns give nil, errors.New(...), fmt.Errorf without %w, a package
 // sentinel other than the context's, or the error of another such
 // function. A caller that formats such an error with %v loses no identity,
-// and no cancellation can be read from it with errors.Is.
+// and no cancellation can be read from it with errors.Is. An interface
+// method has the fact when every implementation in the package declaring
+// the interface has it (freshInterfaceMethods).
 type FreshErrors struct{}
 
 // AFact marks FreshErrors as an analysis fact.
@@ -59,7 +61,7 @@ func (r *Result) errorFixpoint(decls []*Func, skip func(*Func) bool, classify fu
 				good = false
 			case dep != nil:
 				local = append(local, dep)
-			case !isNil(r.info, e):
+			case !r.nilReturn(e):
 				made++
 			}
 			if !good {
@@ -115,6 +117,7 @@ func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
 				switch {
 				case len(n.Results) == f.Sig.Results().Len():
 					rets = append(rets, n.Results[idx])
+					r.noteNilAtReturn(f, n, n.Results[idx])
 				case len(n.Results) == 1:
 					rets = append(rets, n.Results[0]) // return g(x): g's error
 				default:
@@ -129,11 +132,37 @@ func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
 	return out
 }
 
+// noteNilAtReturn records e, the error a return gives, when it is a local
+// variable that is nil on every path to that return (`return token, err`
+// after every failure of err returned early).
+func (r *Result) noteNilAtReturn(f *Func, ret *ast.ReturnStmt, e ast.Expr) {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return
+	}
+	v, ok := r.info.Uses[id].(*types.Var)
+	if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return
+	}
+	if g := r.graphs.Func(f.Node); g != nil && g.NilAt(v, ret) {
+		if r.nilAtReturn == nil {
+			r.nilAtReturn = make(map[ast.Expr]bool)
+		}
+		r.nilAtReturn[e] = true
+	}
+}
+
+// nilReturn reports whether the returned error e is nil: the literal, or a
+// variable nil at its return (noteNilAtReturn).
+func (r *Result) nilReturn(e ast.Expr) bool {
+	return isNil(r.info, e) || r.nilAtReturn[e]
+}
+
 // freshExpr reports whether the error expression e is fresh, and the
 // function of this package it depends on, if any.
 func (r *Result) freshExpr(e ast.Expr) (bool, *types.Func) {
 	e = ast.Unparen(e)
-	if isNil(r.info, e) {
+	if r.nilReturn(e) {
 		return true, nil
 	}
 	switch e := e.(type) {
@@ -168,4 +197,86 @@ func (r *Result) freshExpr(e ast.Expr) (bool, *types.Func) {
 		}
 	}
 	return false, nil
+}
+
+// freshInterfaceMethods adds to fresh the methods of the package's
+// interfaces every one of whose implementations in the package is fresh
+// (interfaceImpls): `Verifier.Verify`, implemented only by a verifier that
+// flattens its errors with %v, gives callers in other packages an error
+// with no context's identity left to lose.
+func (r *Result) freshInterfaceMethods(fresh map[*types.Func]bool) {
+	for m, impls := range r.interfaceImpls() {
+		if analysisutil.ErrorResult(m.Type().(*types.Signature)) < 0 {
+			continue
+		}
+		all := true
+		for _, impl := range impls {
+			all = all && fresh[impl]
+		}
+		if all {
+			fresh[m] = true
+		}
+	}
+}
+
+// interfaceImpls maps each method of the package's interfaces to its
+// implementations by the package's concrete types (T or *T; generic types
+// left out), when there is at least one. The implementations in the
+// package that declares an interface are the ones the analysis knows; an
+// interface with none there is left out, and so is a method an embedded
+// interface of another package declares.
+func (r *Result) interfaceImpls() map[*types.Func][]*types.Func {
+	if r.ifaceImpls != nil {
+		return r.ifaceImpls
+	}
+	r.ifaceImpls = make(map[*types.Func][]*types.Func)
+	scope := r.pass.Pkg.Scope()
+	var concrete []types.Type
+	var ifaces []*types.Interface
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		if iface, ok := tn.Type().Underlying().(*types.Interface); ok {
+			if iface.NumMethods() > 0 && iface.IsMethodSet() {
+				ifaces = append(ifaces, iface)
+			}
+			continue
+		}
+		if named, ok := tn.Type().(*types.Named); ok && named.TypeParams().Len() > 0 {
+			continue // a generic type implements per instance
+		}
+		concrete = append(concrete, tn.Type())
+	}
+	for _, iface := range ifaces {
+		var impls []types.Type
+		for _, t := range concrete {
+			switch {
+			case types.Implements(t, iface):
+				impls = append(impls, t)
+			case types.Implements(types.NewPointer(t), iface):
+				impls = append(impls, types.NewPointer(t))
+			}
+		}
+		if len(impls) == 0 {
+			continue
+		}
+		for m := range iface.Methods() {
+			if m.Pkg() != r.pass.Pkg || r.ifaceImpls[m] != nil {
+				continue
+			}
+			var fns []*types.Func
+			for _, t := range impls {
+				obj, _, _ := types.LookupFieldOrMethod(t, true, r.pass.Pkg, m.Name())
+				if fn, ok := obj.(*types.Func); ok {
+					fns = append(fns, fn.Origin())
+				}
+			}
+			if len(fns) == len(impls) {
+				r.ifaceImpls[m] = fns
+			}
+		}
+	}
+	return r.ifaceImpls
 }

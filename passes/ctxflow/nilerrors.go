@@ -10,8 +10,8 @@ import (
 
 // NilErrors is an object fact on a *types.Func with an error result that
 // never fails: every return statement gives nil for the error, or returns
-// the call of another such function. Stubs are left out: a function given
-// a context, or whose body is a lone return. A caller's `if err != nil` after it
+// the call of another such function. Stubs are left out: a function whose
+// body is a lone return. A caller's `if err != nil` after it
 // cannot be taken, so no path goes through that branch (an option that
 // cannot fail, a constructor that only fills a struct).
 type NilErrors struct{}
@@ -25,14 +25,15 @@ func (*NilErrors) String() string { return "nilErrors" }
 // always nil, as a greatest fixed point over the calls among them.
 func (r *Result) nilErrorFuncs(decls []*Func) map[*types.Func]bool {
 	skip := func(f *Func) bool {
-		// A function given a context, or whose body is only its return,
-		// is a stub or a no-op implementation standing in for one that
-		// can fail: callers keep their error paths.
-		return analysisutil.TakesContext(f.Sig) || len(f.Body.List) <= 1
+		// A function whose body is only its return is a stub or a no-op
+		// implementation standing in for one that can fail: callers keep
+		// their error paths. (One that does work and logs its failures,
+		// given a context or not, returns nil by design.)
+		return len(f.Body.List) <= 1
 	}
 	classify := func(e ast.Expr) (bool, *types.Func) {
 		e = ast.Unparen(e)
-		if isNil(r.info, e) {
+		if r.nilReturn(e) {
 			return true, nil
 		}
 		call, ok := e.(*ast.CallExpr)

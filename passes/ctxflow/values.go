@@ -3,6 +3,7 @@ package ctxflow
 import (
 	"go/ast"
 	"go/types"
+	"slices"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 )
@@ -23,10 +24,12 @@ func (*NoCancel) String() string { return "noCancel" }
 // NoCancel, as a greatest fixed point: a function stays a candidate while
 // every use of its context parameters is ctx.Value, or an argument of a
 // call that returns no error (nor an iterator or channel that yields
-// errors), or of a call to a candidate or a function
+// errors, nor a value that keeps one for an Err method), or of a call to a
+// candidate or a function
 // with the NoCancel fact. A function that never uses its context is a stub
 // or a placeholder, and a function with no non-nil error return may be a
-// stub too: both stay context-bound.
+// stub too: both stay context-bound. An interface method of the package is
+// one when every implementation of it in the package is (interfaceImpls).
 func (r *Result) valuesOnlyFuncs(decls []*Func) map[*types.Func]bool {
 	type cand struct {
 		f     *Func
@@ -101,6 +104,33 @@ func (r *Result) valuesOnlyFuncs(decls []*Func) map[*types.Func]bool {
 			cands[f.Obj] = c
 		}
 	}
+	// An interface method of the package is a candidate whose callees are
+	// its implementations in the package: `s.log.Record(ctx, ev)` through
+	// an interface whose every implementation only reads values.
+	// An implementation that hands its context to an interface method of
+	// the package (a middleware delegating to the next handler) grounds
+	// nothing: the interface would stand on itself, and the handler the
+	// chain ends in may be anyone's.
+	ifaces := r.interfaceImpls()
+	delegates := func(impl *types.Func) bool {
+		c := cands[impl]
+		if c == nil {
+			return true
+		}
+		for _, callee := range c.calls {
+			if ifaces[callee] != nil {
+				return true
+			}
+		}
+		return false
+	}
+	for m, impls := range ifaces {
+		sig := m.Type().(*types.Signature)
+		if analysisutil.ErrorResult(sig) < 0 || !analysisutil.TakesContext(sig) || slices.ContainsFunc(impls, delegates) {
+			continue
+		}
+		cands[m] = &cand{calls: impls}
+	}
 	for changed := true; changed; {
 		changed = false
 		for fn, c := range cands {
@@ -151,11 +181,24 @@ func hasErrorOrContextResult(fn *types.Func) bool {
 	}
 	for i := range sig.Results().Len() {
 		t := sig.Results().At(i).Type()
-		if analysisutil.IsError(t) || analysisutil.IsContext(t) || yieldsError(t) {
+		if analysisutil.IsError(t) || analysisutil.IsContext(t) || yieldsError(t) || holdsError(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// holdsError reports whether t keeps the error of the call that made it
+// for later: it has an `Err() error` method (a command or row whose
+// failure is read after the call: go-redis's *StringCmd, *sql.Row).
+func holdsError(t types.Type) bool {
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, "Err")
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	return sig.Params().Len() == 0 && sig.Results().Len() == 1 && analysisutil.IsError(sig.Results().At(0).Type())
 }
 
 // yieldsError reports whether t hands errors over later: an iterator whose
