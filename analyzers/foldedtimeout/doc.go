@@ -109,7 +109,8 @@
 //   - errors that cannot carry cancellation: not from a context-bound call,
 //     or from a call given context.Background() or WithoutCancel, or of a
 //     callee whose errors are all made fresh (ctxflow's FreshErrors fact:
-//     errors.New, fmt.Errorf without %w; for an interface method, every
+//     errors.New, fmt.Errorf without %w, or a local variable holding only
+//     such errors or nil where it is returned; for an interface method, every
 //     implementation of it in the package that declares the interface) or
 //     that never fails (the NilErrors fact: every return gives nil); errors
 //     formatted after the function already tested for cancellation and

@@ -2,6 +2,7 @@ package ctxflow
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
@@ -97,6 +98,19 @@ func (r *Result) errorFixpoint(decls []*Func, skip func(*Func) bool, classify fu
 // named results maps to nil, one without an error result is absent.
 func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
 	out := make(map[*Func][]ast.Expr)
+	addrTaken := make(map[*types.Var]bool)
+	for _, file := range r.pass.Files {
+		ast.Inspect(file, func(n ast.Node) bool {
+			if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.AND {
+				if id, ok := ast.Unparen(u.X).(*ast.Ident); ok {
+					if v, ok := r.info.Uses[id].(*types.Var); ok {
+						addrTaken[v] = true
+					}
+				}
+			}
+			return true
+		})
+	}
 	for _, f := range decls {
 		if f.Obj == nil {
 			continue
@@ -116,8 +130,13 @@ func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
 			case *ast.ReturnStmt:
 				switch {
 				case len(n.Results) == f.Sig.Results().Len():
-					rets = append(rets, n.Results[idx])
-					r.noteNilAtReturn(f, n, n.Results[idx])
+					e := n.Results[idx]
+					r.noteNilAtReturn(f, n, e)
+					if r.nilAtReturn[e] {
+						rets = append(rets, e)
+					} else {
+						rets = append(rets, r.definitions(f, e, addrTaken, map[*types.Var]bool{})...)
+					}
 				case len(n.Results) == 1:
 					rets = append(rets, n.Results[0]) // return g(x): g's error
 				default:
@@ -128,6 +147,44 @@ func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
 			return true
 		})
 		out[f] = rets
+	}
+	return out
+}
+
+// definitions returns what the returned error e may be: e itself, or, for
+// a local variable of f's body whose address is never taken, the values
+// assigned to it (the call, for a result of a tuple assignment; nothing
+// for the zero value), followed the same way through other such
+// variables. `if ok, err := v.audience(tok); !ok { return nil, err }`
+// returns what audience returns. A variable assigned from an iterator, a
+// range or anything the index does not record stays itself.
+func (r *Result) definitions(f *Func, e ast.Expr, addrTaken map[*types.Var]bool, seen map[*types.Var]bool) []ast.Expr {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return []ast.Expr{e}
+	}
+	v, ok := r.info.Uses[id].(*types.Var)
+	if !ok || addrTaken[v] || v.Pos() < f.Body.Pos() || v.Pos() >= f.Body.End() {
+		return []ast.Expr{e}
+	}
+	if seen[v] {
+		return nil
+	}
+	seen[v] = true
+	list := r.assigns[v]
+	if len(list) == 0 {
+		return []ast.Expr{e}
+	}
+	var out []ast.Expr
+	for _, a := range list {
+		switch {
+		case a.iter != nil || a.param || a.ret:
+			return []ast.Expr{e}
+		case a.call != nil:
+			out = append(out, a.call)
+		case a.rhs != nil:
+			out = append(out, r.definitions(f, a.rhs, addrTaken, seen)...)
+		}
 	}
 	return out
 }

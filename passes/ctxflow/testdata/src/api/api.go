@@ -17,7 +17,7 @@ func Check(s *store.Store) error { // want Check:"freshErrors"
 	return s.Describe()
 }
 
-func Config(ctx context.Context) error { // want Config:"noCancel"
+func Config(ctx context.Context) error { // want Config:"noCancel" Config:"freshErrors"
 	_, err := store.ReadConfig(ctx, "x")
 	return err
 }
@@ -99,4 +99,41 @@ func Parse(method string, check func(*http.Request) error) error {
 	req := new(http.Request)
 	req.Method = method
 	return check(req)
+}
+
+// audience returns a fresh error or none.
+func audience(tok string) (bool, error) {
+	if tok == "" {
+		return false, errors.New("no audience")
+	}
+	return true, nil
+}
+
+// Verify returns errors it flattens and the one audience gives through a
+// variable of an if statement: all fresh.
+func Verify(ctx context.Context, s *store.Store, tok string) (string, error) { // want Verify:"freshErrors"
+	if err := s.Flush(); err != nil {
+		return "", errors.New("flush: " + err.Error())
+	}
+	if ok, err := audience(tok); !ok {
+		return "", err
+	}
+	return tok, nil
+}
+
+// Near miss: the variable may hold the carrier's error.
+func VerifyKeeps(ctx context.Context, s *store.Store, tok string) (string, error) {
+	err := s.Flush()
+	if tok == "" {
+		err = errors.New("no token")
+	}
+	return tok, err
+}
+
+// Near miss: the variable's address is taken; what is stored through it
+// is not known.
+func VerifyThrough(ctx context.Context, tok string, fill func(*error)) (string, error) {
+	err := errors.New("unset")
+	fill(&err)
+	return tok, err
 }
