@@ -62,7 +62,12 @@
 // routed around the only check, a Done arm that only breaks the select, a
 // check that is logged and a test for Canceled alone (a deadline goes on)
 // leave a round open, and the loop is reported as looking at its context on
-// some rounds only.
+// some rounds only. A round through the non-nil branch of a nil test (`if
+// c.current == nil { select on ctx.Done() ... }`) that always sets that
+// variable or field to nil, in a loop that sets it otherwise only on the
+// other branch and cannot change it another way (an assignment to c, a
+// method of c, its address), cannot be taken twice in a row: the next
+// round takes the other branch, and its check counts.
 //
 // A retry written as recursion is reported too: a function that, after a
 // context-bound call of its own fails, waits and calls itself again on a

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/tools/go/cfg"
 
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
@@ -98,6 +99,10 @@ func (st *state) observeRounds(l *loop) {
 		need = func(b *cfg.Block) bool { return work[b.Index] }
 	}
 	feasible := st.feasibleUnderCancel(in)
+	if cleared := st.clearedBranches(g, l, head, in, feasible); len(cleared) > 0 {
+		base := feasible
+		feasible = func(b *cfg.Block, i int) bool { return base(b, i) && !cleared[edge{b.Index, i}] }
+	}
 	l.checked, l.observes, l.skipPos = false, false, token.NoPos
 	round, ok := g.CycleAvoiding(head, func(b *cfg.Block) bool { return deciding[b.Index] }, need, feasible)
 	if !ok {
@@ -280,4 +285,153 @@ func workBlocks(g *flow.Graph, l *loop) map[int32]bool {
 		mark(s.stmt)
 	}
 	return work
+}
+
+// edge is a branch of a block: the block's index and its successor's.
+type edge struct {
+	block int32
+	succ  int
+}
+
+// clearedBranches returns the branches of nil tests in the loop that no
+// round can take twice in a row: the branch where x is non-nil (`if
+// c.current != nil`, the else of `c.current == nil`) when the loop assigns
+// x only nil, every round through that branch assigns it, and nothing
+// else in the loop can set it (no assignment to a prefix of x's path, no
+// call through one, no address taken). The round after such a round takes
+// the other branch: when that one looks at the context, a failure cannot
+// go round unchecked forever (openfga's channel iterator drops a done
+// iterator, c.current = nil, and the next round selects on ctx.Done()).
+func (st *state) clearedBranches(g *flow.Graph, l *loop, head *cfg.Block, in []bool, feasible func(*cfg.Block, int) bool) map[edge]bool {
+	var out map[edge]bool
+	for _, b := range g.CFG.Blocks {
+		if !in[b.Index] || len(b.Succs) != 2 || len(b.Nodes) == 0 {
+			continue
+		}
+		cond, ok := b.Nodes[len(b.Nodes)-1].(*ast.BinaryExpr)
+		if !ok || cond.Op != token.EQL && cond.Op != token.NEQ {
+			continue
+		}
+		x := cond.X
+		if st.isNil(x) {
+			x = cond.Y
+		} else if !st.isNil(cond.Y) {
+			continue
+		}
+		nonNil := 1 // x == nil: the else branch
+		if cond.Op == token.NEQ {
+			nonNil = 0
+		}
+		assigns, others, ok := st.nilAssigns(g, l, x)
+		if !ok || len(assigns) == 0 {
+			continue
+		}
+		succ := b.Succs[nonNil]
+		if reachesBefore(succ, head, in, others) {
+			continue // the round may set x again after clearing it
+		}
+		if _, repeats := g.CycleAvoiding(head, func(c *cfg.Block) bool { return assigns[c.Index] },
+			func(c *cfg.Block) bool { return c == succ }, feasible); repeats {
+			continue
+		}
+		if out == nil {
+			out = make(map[edge]bool)
+		}
+		out[edge{b.Index, nonNil}] = true
+	}
+	return out
+}
+
+// reachesBefore reports whether a block in targets is reachable from b
+// within the loop (the blocks in in) without going through head.
+func reachesBefore(b, head *cfg.Block, in []bool, targets map[int32]bool) bool {
+	seen := map[int32]bool{}
+	stack := []*cfg.Block{b}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if c == head || !in[c.Index] || seen[c.Index] {
+			continue
+		}
+		seen[c.Index] = true
+		if targets[c.Index] {
+			return true
+		}
+		stack = append(stack, c.Succs...)
+	}
+	return false
+}
+
+// nilAssigns returns the blocks of the loop that assign nil to the access
+// path x and those that assign it anything else, and whether that is all
+// the loop does to it: no assignment to a prefix of it, no address of one
+// taken, no call through a prefix (a method of c may set c.current) or
+// with one as an argument, no function literal mentioning one.
+func (st *state) nilAssigns(g *flow.Graph, l *loop, x ast.Expr) (nils, others map[int32]bool, ok bool) {
+	var prefixes []ast.Expr // x's proper prefixes: c for c.current
+	for e := ast.Unparen(x); ; {
+		sel, isSel := e.(*ast.SelectorExpr)
+		if !isSel {
+			if _, isID := e.(*ast.Ident); !isID {
+				return nil, nil, false
+			}
+			break
+		}
+		e = ast.Unparen(sel.X)
+		prefixes = append(prefixes, e)
+	}
+	isPrefix := func(e ast.Expr) bool {
+		for _, p := range prefixes {
+			if analysisutil.SamePath(st.info, e, p) {
+				return true
+			}
+		}
+		return false
+	}
+	nils, others, ok = map[int32]bool{}, map[int32]bool{}, true
+	ast.Inspect(l.body, func(n ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			ok = !flow.Mentions(n, func(m ast.Node) bool {
+				e, isExpr := m.(ast.Expr)
+				return isExpr && (analysisutil.SamePath(st.info, e, x) || isPrefix(e))
+			})
+			return false
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				switch {
+				case isPrefix(lhs):
+					ok = false
+				case analysisutil.SamePath(st.info, lhs, x):
+					p, located := g.Locate(n)
+					switch {
+					case !located:
+						ok = false
+					case len(n.Lhs) == len(n.Rhs) && st.isNil(n.Rhs[i]):
+						nils[p.Block.Index] = true
+					default:
+						others[p.Block.Index] = true
+					}
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && (analysisutil.SamePath(st.info, n.X, x) || isPrefix(n.X)) {
+				ok = false
+			}
+		case *ast.CallExpr:
+			if sel, isSel := ast.Unparen(n.Fun).(*ast.SelectorExpr); isSel && isPrefix(sel.X) {
+				ok = false
+			}
+			for _, a := range n.Args {
+				if isPrefix(a) || analysisutil.SamePath(st.info, a, x) {
+					ok = false
+				}
+			}
+		}
+		return ok
+	})
+	return nils, others, ok
 }

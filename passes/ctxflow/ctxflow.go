@@ -380,6 +380,20 @@ func run(pass *analysis.Pass) (any, error) {
 			r.local[rs.fn.Obj] = true
 			changed = true
 		}
+		// An interface method stands for its implementations: one that
+		// carries cancellation makes it carry (and not values-only).
+		for m, impls := range r.ifaceImpls {
+			if r.local[m] {
+				continue
+			}
+			for _, impl := range impls {
+				if r.local[impl] {
+					r.local[m] = true
+					changed = true
+					break
+				}
+			}
+		}
 	}
 	for fn := range r.local {
 		// Functions taking a context are context-bound at every call site;

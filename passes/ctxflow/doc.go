@@ -46,13 +46,15 @@
 // for its values: every use is ctx.Value or an argument to a call that
 // returns no error (a lookup, a log call; an iterator or channel that
 // yields errors counts as returning them, and so does a value with an
-// `Err() error` method, such as go-redis's commands and *sql.Row) or to
+// `Err() error` method, such as go-redis's commands and *sql.Row, and a
+// request the context is bound to, req.WithContext(ctx)) or to
 // another NoCancel function, the context is used at least once (an unused
 // context may be a stub's), and the function returns non-nil errors of
 // its own. An interface method of the package has it when every
 // implementation of it in the package has it and none hands the context
 // to an interface method of the package (a middleware's next handler may
-// be anyone's).
+// be anyone's); and an interface method one of whose implementations in
+// the package carries cancellation carries it too.
 //
 // The FreshErrors fact marks functions all of whose returned errors are
 // made fresh (errors.New, fmt.Errorf without %w, a package sentinel other

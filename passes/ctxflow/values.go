@@ -24,7 +24,8 @@ func (*NoCancel) String() string { return "noCancel" }
 // NoCancel, as a greatest fixed point: a function stays a candidate while
 // every use of its context parameters is ctx.Value, or an argument of a
 // call that returns no error (nor an iterator or channel that yields
-// errors, nor a value that keeps one for an Err method), or of a call to a
+// errors, nor a value that keeps one for an Err method, nor a request
+// that carries the context: req.WithContext(ctx)), or of a call to a
 // candidate or a function
 // with the NoCancel fact. A function that never uses its context is a stub
 // or a placeholder, and a function with no non-nil error return may be a
@@ -181,7 +182,7 @@ func hasErrorOrContextResult(fn *types.Func) bool {
 	}
 	for i := range sig.Results().Len() {
 		t := sig.Results().At(i).Type()
-		if analysisutil.IsError(t) || analysisutil.IsContext(t) || yieldsError(t) || holdsError(t) {
+		if analysisutil.IsError(t) || analysisutil.IsContext(t) || analysisutil.IsHTTPRequest(t) || yieldsError(t) || holdsError(t) {
 			return true
 		}
 	}

@@ -54,3 +54,4 @@ func Serve(ctx context.Context, h verifier.Handler) error {
 	}
 	return nil
 }
+

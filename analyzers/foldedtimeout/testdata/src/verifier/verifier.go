@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Verifier checks a token.
@@ -121,4 +122,47 @@ func (r retrying) Handle(ctx context.Context, req string) error {
 		return errEmpty
 	}
 	return r.next.Handle(ctx, req)
+}
+
+// Plugin handles an operation.
+type Plugin interface {
+	Send(ctx context.Context, op string) error
+}
+
+type httpPlugin struct {
+	url string
+	hc  *http.Client
+}
+
+// Send sends the operation with its context bound to the request.
+func (p *httpPlugin) Send(ctx context.Context, op string) error {
+	return p.do(ctx, op)
+}
+
+func (p *httpPlugin) do(ctx context.Context, op string) error {
+	req, err := http.NewRequest(http.MethodPost, p.url+"?op="+op, nil)
+	if err != nil {
+		return fmt.Errorf("bad url %q", p.url)
+	}
+	req = req.WithContext(ctx)
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// CloseAll tells every plugin; the only Plugin sends requests bound to
+// ctx, so its error may be the cancellation.
+func CloseAll(ctx context.Context, ps []Plugin) error {
+	var errs []string
+	for _, p := range ps {
+		if err := p.Send(ctx, "close"); err != nil {
+			errs = append(errs, fmt.Sprintf("%v", err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("close: %s", strings.Join(errs, "; ")) // want `fmt.Errorf builds a new error from strings.Join`
+	}
+	return nil
 }

@@ -137,3 +137,17 @@ func VerifyThrough(ctx context.Context, tok string, fill func(*error)) (string, 
 	fill(&err)
 	return tok, err
 }
+
+// Post binds its context to the request it sends: not a values-only use.
+func Post(ctx context.Context, c *http.Client, url string) error {
+	req, err := http.NewRequest(http.MethodPost, url, nil)
+	if err != nil {
+		return errors.New("bad url")
+	}
+	req = req.WithContext(ctx)
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
