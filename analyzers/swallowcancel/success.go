@@ -660,6 +660,9 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 		s.checkNilCompletions(cc, x)
 	}
 	idx := analysisutil.ErrorResult(f.Sig)
+	if idx < 0 && len(cc.Body) > 0 {
+		s.checkUnrecorded(f, cc.Body[0], x, cc.Comm, cc.Comm)
+	}
 	if idx < 0 || s.quiet[f] || (s.groupGoroutine(f) || s.member[f.Node]) && !s.groupLosesCancel(f) || s.callbackOf(f, x) {
 		return
 	}

@@ -89,6 +89,9 @@ type state struct {
 	// escaped memoizes escapes: whether a variable is mentioned in a
 	// literal or has its address taken (one walk per variable).
 	escaped map[*types.Var]bool
+	// outcomes: the error fields a type records its failures in and hands
+	// out through an accessor (outcomesOf), by named type.
+	outcomes map[*types.Named][]outcome
 	rt      bool
 }
 

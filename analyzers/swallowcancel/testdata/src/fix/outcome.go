@@ -1,0 +1,118 @@
+package fix
+
+import (
+	"context"
+	"sync"
+)
+
+type step interface {
+	Run(ctx context.Context) error
+}
+
+// query records the outcome of its execution for Err.
+type query struct {
+	plan []step
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+func (q *query) setErr(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err == nil {
+		q.err = err
+	}
+}
+
+// Err reports the outcome once the execution has finished.
+func (q *query) Err() error {
+	<-q.done
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.err
+}
+
+// Execute stops between steps when ctx ends but records nothing.
+func (q *query) Execute(ctx context.Context) {
+	defer close(q.done)
+	for _, st := range q.plan {
+		select {
+		case <-ctx.Done(): // want `when ctx is done Execute returns without recording an error in q.err, which Err returns`
+			return
+		default:
+		}
+		if err := st.Run(ctx); err != nil {
+			q.setErr(err)
+			return
+		}
+	}
+}
+
+// Near miss: the stop is recorded.
+func (q *query) ExecuteRecorded(ctx context.Context) {
+	defer close(q.done)
+	for _, st := range q.plan {
+		select {
+		case <-ctx.Done():
+			q.setErr(ctx.Err())
+			return
+		default:
+		}
+		if err := st.Run(ctx); err != nil {
+			q.setErr(err)
+			return
+		}
+	}
+}
+
+// Near miss: a deferred check records whatever ended the run.
+func (q *query) ExecuteDeferred(ctx context.Context) {
+	defer close(q.done)
+	defer func() {
+		if err := ctx.Err(); err != nil {
+			q.setErr(err)
+		}
+	}()
+	for _, st := range q.plan {
+		select {
+		case <-ctx.Done():
+			return
+		default:
+		}
+		if err := st.Run(ctx); err != nil {
+			q.setErr(err)
+			return
+		}
+	}
+}
+
+// Near miss: a method that never records failures in q.err makes no
+// promise about it.
+func (q *query) Warm(ctx context.Context) {
+	for _, st := range q.plan {
+		select {
+		case <-ctx.Done():
+			return
+		default:
+		}
+		_ = st.Run(ctx)
+	}
+}
+
+// probe keeps a status but no accessor returns an error field.
+type probe struct {
+	last error
+}
+
+// Near miss: nothing hands probe.last out as the work's outcome.
+func (p *probe) Loop(ctx context.Context, s step) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		default:
+		}
+		p.last = s.Run(ctx)
+	}
+}
