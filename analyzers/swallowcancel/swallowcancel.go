@@ -92,7 +92,7 @@ type state struct {
 	// outcomes: the error fields a type records its failures in and hands
 	// out through an accessor (outcomesOf), by named type.
 	outcomes map[*types.Named][]outcome
-	rt      bool
+	rt       bool
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
