@@ -799,7 +799,7 @@ func (s *state) checkTestBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfS
 			return
 		}
 	}
-	_, ret := s.breakToNilReturn(cur, f, br)
+	loop, ret := s.breakToNilReturn(cur, f, br)
 	if ret == nil {
 		return
 	}
@@ -816,12 +816,15 @@ func (s *state) checkTestBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfS
 		End:            n.Cond.End(),
 		Message:        fmt.Sprintf("when %s this branch leaves the loop for a return of a nil error, so %s reports success for work that was canceled", what, f.Name()),
 		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the cancellation becomes nil here"}},
-		SuggestedFixes: s.breakReturnFix(f, br, ret, errText),
+		SuggestedFixes: s.breakReturnFix(f, br, loop, ret, errText),
 	})
 }
 
-// breakReturnFix replaces an unlabelled break by a return of errText.
-func (s *state) breakReturnFix(f *ctxflow.Func, br *ast.BranchStmt, ret *ast.ReturnStmt, errText string) []analysis.SuggestedFix {
+// breakReturnFix replaces an unlabelled break out of loop by a return of
+// errText. When that break was the only way out of a `for {}`, what
+// followed the loop up to ret would be unreachable, and goes too; a loop
+// also left by a labelled break or a goto gets no fix.
+func (s *state) breakReturnFix(f *ctxflow.Func, br *ast.BranchStmt, loop ast.Stmt, ret *ast.ReturnStmt, errText string) []analysis.SuggestedFix {
 	if br.Label != nil || errText == "" || len(ret.Results) != f.Sig.Results().Len() {
 		return nil
 	}
@@ -833,10 +836,50 @@ func (s *state) breakReturnFix(f *ctxflow.Func, br *ast.BranchStmt, ret *ast.Ret
 	if !ok {
 		return nil
 	}
-	return []analysis.SuggestedFix{{
-		Message:   "Return the cancellation",
-		TextEdits: []analysis.TextEdit{{Pos: br.Pos(), End: br.End(), NewText: []byte(text)}},
-	}}
+	edits := []analysis.TextEdit{{Pos: br.Pos(), End: br.End(), NewText: []byte(text)}}
+	switch otherExits(loop, br) {
+	case leftNever:
+		edits = append(edits, analysis.TextEdit{Pos: loop.End(), End: ret.End()})
+	case leftUnknown:
+		return nil
+	}
+	return []analysis.SuggestedFix{{Message: "Return the cancellation", TextEdits: edits}}
+}
+
+// otherExits says how loop is left apart from the unlabelled break br: by
+// its condition or range, by another unlabelled break of its own
+// (leftOtherwise), by nothing (leftNever), or by a labelled break or a
+// goto, whose target is not worked out (leftUnknown).
+func otherExits(loop ast.Stmt, br *ast.BranchStmt) int {
+	fs, ok := loop.(*ast.ForStmt)
+	if !ok || fs.Cond != nil {
+		return leftOtherwise
+	}
+	res := leftNever
+	var walk func(n ast.Node, nested bool)
+	walk = func(n ast.Node, nested bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BranchStmt:
+				switch {
+				case m.Tok == token.GOTO, m.Tok == token.BREAK && m.Label != nil:
+					res = leftUnknown
+				case m.Tok == token.BREAK && !nested && m != br && res == leftNever:
+					res = leftOtherwise
+				}
+			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				if m != n {
+					walk(m, true)
+					return false
+				}
+			}
+			return true
+		})
+	}
+	walk(fs.Body, false)
+	return res
 }
 
 // breakToNilReturn follows the break br at cur out of the loop it leaves
@@ -953,7 +996,7 @@ func (s *state) checkFailBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfS
 		Message: fmt.Sprintf("%s may carry the cancellation of %s and this branch leaves the loop for a return of a nil error, so %s %s",
 			errExpr.Name, orCaller(s.ctxFor(f, nil)), f.Name(), outcome),
 		Related:        []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the error becomes nil here"}},
-		SuggestedFixes: s.breakReturnFix(f, br, ret, errExpr.Name),
+		SuggestedFixes: s.breakReturnFix(f, br, loop, ret, errExpr.Name),
 	})
 }
 

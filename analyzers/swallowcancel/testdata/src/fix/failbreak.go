@@ -88,3 +88,21 @@ func pushSwitch(ctx context.Context, keys []string, mode int) error {
 	}
 	return nil
 }
+
+func receive(ctx context.Context) ([]string, error) { return nil, ctx.Err() }
+
+// drainAll leaves its only way out of the loop on a failed receive.
+func drainAll(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		msgs, err := receive(ctx)
+		if err != nil { // want `err may carry the cancellation of ctx and this branch leaves the loop for a return of a nil error, so drainAll returns what it gathered`
+			break
+		}
+		if len(msgs) == 0 {
+			return n, nil
+		}
+		n += len(msgs)
+	}
+	return n, nil
+}
