@@ -191,7 +191,10 @@
 //     finding;
 //   - a context parameter that every caller gives context.Background(),
 //     TODO() or another detached context (an unexported function, never
-//     used as a value): the context in reach never ends (ctxflow's
+//     used as a value; values added to a detached context by
+//     context.WithValue or a function with ctxflow's AddsValues fact,
+//     `withConn(context.Background(), c)`, are detached too): the context
+//     in reach never ends (ctxflow's
 //     DetachedParam; errors under it carry no cancellation either); so
 //     for an *http.Request parameter that every caller gives a request
 //     made without a context (http.ReadRequest off a raw connection,

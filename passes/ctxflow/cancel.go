@@ -143,6 +143,11 @@ func (r *Result) detachedValue(call *ast.CallExpr, depth int) bool {
 	case fn != nil && r.ReturnsRoot(fn):
 		return true
 	}
+	if i := r.addsValuesParam(fn); i >= 0 && i < len(call.Args) {
+		// xlog.NewContext(context.Background(), l): values added to a
+		// context that cannot end.
+		return r.ctxIs(call.Args[i], r.detachedValue, depth+1)
+	}
 	return false
 }
 

@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer, flow.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil), (*NilErrors)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil), (*NilErrors)(nil), (*AddsValues)(nil)},
 	Run:        run,
 }
 
@@ -165,6 +165,10 @@ type Result struct {
 	// rootCtxs holds the functions of this package that return a root
 	// context (see ReturnsRoot).
 	rootCtxs map[*types.Func]bool
+	// valueCtxs maps the functions of this package whose context result
+	// is their context parameter with values added to that parameter's
+	// index (see AddsValues).
+	valueCtxs map[*types.Func]int
 	// mainLike holds the functions whose return ends the process, built
 	// on first use (MainLike).
 	mainLike map[*types.Func]bool
@@ -424,6 +428,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	r.computeClassifiers(pass)
 	r.computeRoots(pass)
+	r.computeValueContexts(pass)
 	r.computeRootContexts(pass)
 	r.computeStorers(pass)
 	return r, nil

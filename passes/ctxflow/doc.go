@@ -66,6 +66,12 @@
 // errors.Is finds nothing). A function that only returns nil is a stub and
 // gets no fact.
 //
+// The AddsValues fact marks functions whose context result is, on every
+// return, their one context parameter with values added (the parameter,
+// context.WithValue of it, or another such function's result given it:
+// `xlog.NewContext(ctx, l)`): given a context that cannot end, such a call
+// returns one that cannot end either.
+//
 // The NilErrors fact marks the opposite end: concrete functions whose
 // every return gives a nil error (a nil literal, a variable nil on every
 // path to the return, or the error of another such function) and that do

@@ -151,3 +151,23 @@ func Post(ctx context.Context, c *http.Client, url string) error {
 	}
 	return resp.Body.Close()
 }
+
+type idKey struct{}
+
+func WithID(ctx context.Context, id string) context.Context { // want WithID:"addsValues"
+	return context.WithValue(ctx, idKey{}, id)
+}
+
+// WithTrace adds values through another such function.
+func WithTrace(ctx context.Context, id string) context.Context { // want WithTrace:"addsValues"
+	if id == "" {
+		return ctx
+	}
+	return WithID(context.WithValue(ctx, idKey{}, "t"), id)
+}
+
+// Near miss: a deadline is more than a value.
+func WithBudget(ctx context.Context) context.Context {
+	ctx2, _ := context.WithTimeout(ctx, 0) //nolint
+	return ctx2
+}
