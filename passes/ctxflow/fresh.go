@@ -99,17 +99,14 @@ func (r *Result) errorFixpoint(decls []*Func, skip func(*Func) bool, classify fu
 func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
 	out := make(map[*Func][]ast.Expr)
 	addrTaken := make(map[*types.Var]bool)
-	for _, file := range r.pass.Files {
-		ast.Inspect(file, func(n ast.Node) bool {
-			if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.AND {
-				if id, ok := ast.Unparen(u.X).(*ast.Ident); ok {
-					if v, ok := r.info.Uses[id].(*types.Var); ok {
-						addrTaken[v] = true
-					}
+	for n := range r.ins.Root().Preorder((*ast.UnaryExpr)(nil)) {
+		if u := n.Node().(*ast.UnaryExpr); u.Op == token.AND {
+			if id, ok := ast.Unparen(u.X).(*ast.Ident); ok {
+				if v, ok := r.info.Uses[id].(*types.Var); ok && analysisutil.IsError(v.Type()) {
+					addrTaken[v] = true
 				}
 			}
-			return true
-		})
+		}
 	}
 	for _, f := range decls {
 		if f.Obj == nil {
