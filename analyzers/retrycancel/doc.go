@@ -138,8 +138,9 @@
 // unknown classifier such as `!retryable(err)`: a predicate whose body
 // says true for a cancellation, such as one that retries every error but
 // a permanent one, is known, by ctxflow's ClassifiesCancel fact, not to
-// leave then); a loop whose every round
-// passes a branch taken only for a specific other error (`errors.As(err,
+// leave then; the default clause of a tagless switch with a `case err !=
+// nil:` is taken on success only, and its return is no such exit); a loop
+// whose every round passes a branch taken only for a specific other error (`errors.As(err,
 // &pgErr) && pgErr.Code == "40P01"`, `errors.Is(err, ErrBusy)`) leaves at
 // the first failure after the context ends, so only a wait under way is
 // reported ("still sleeps out its backoff"); a loop with an exit on a

@@ -186,6 +186,17 @@ func (st *state) classifyCase(p inspector.Cursor, cc *ast.CaseClause) guard {
 	}
 	if sw.Tag == nil {
 		if cc.List == nil { // default
+			// Taken only when no other case holds: after `case err !=
+			// nil:` (taken for any error) it is taken on success only.
+			for _, s := range sw.Body.List {
+				if other, ok := s.(*ast.CaseClause); ok && other != cc {
+					for _, e := range other.List {
+						if st.classify(e, true) == guardFinal {
+							return guardSuccess
+						}
+					}
+				}
+			}
 			if st.mentionsCarrier(sw.Body) {
 				return guardFinal
 			}
