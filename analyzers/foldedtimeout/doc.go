@@ -127,6 +127,8 @@
 //     ErrTimeout is correct;
 //   - a test for DeadlineExceeded alone mapped to a timeout, and a test for
 //     Canceled alone mapped to a new non-timeout error (a deliberate name);
+//   - a skip sentinel a tree walk's callback returns (filepath.SkipAll): the
+//     walk turns it into nil, which swallowcancel reports;
 //   - returns of local variables and other calls (status.Error(...)), which
 //     may be deliberate translations;
 //   - _test.go files, unless the tests setting is on.

@@ -74,6 +74,9 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 			continue
 		}
 		e := ret.Results[idx]
+		if analysisutil.WalkSkipReturn(s.info, cur, e) {
+			continue // the walk returns nil for it: swallowcancel's
+		}
 		isNilVar := s.nilAt(f, ret)
 		kind, name := s.newError(e, isNilVar)
 		if kind == "" {

@@ -47,6 +47,12 @@
 //     result is never assigned, or its last assignment before the return,
 //     in the same block, sets it to nil (not when a closure mentions it or
 //     its address is taken);
+//   - a skip sentinel returned from a `case <-ctx.Done():` clause of a
+//     callback given to a standard tree walk (`return filepath.SkipAll` in
+//     filepath.WalkDir's function; knowledge.Walker): the walk stops and
+//     returns nil, so its caller sees a finished walk (not when the
+//     function calling the walk looks at the context after it; fix: return
+//     ctx.Err());
 //   - in a `case <-ctx.Done():` clause, pending work completed as a
 //     success: a call of a function value (a callback field, parameter or
 //     variable) given nil for an error parameter (`r.Done(nil)`), or a send

@@ -680,7 +680,14 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 			break
 		}
 		ret, ok := st.(*ast.ReturnStmt)
-		if !ok || !s.returnsNilError(f, ret, idx) {
+		if !ok {
+			continue
+		}
+		if len(ret.Results) == f.Sig.Results().Len() && analysisutil.WalkSkipReturn(s.info, cur, ret.Results[idx]) {
+			s.reportWalkSkip(cur, f, ret, ret.Results[idx], x)
+			continue
+		}
+		if !s.returnsNilError(f, ret, idx) {
 			continue
 		}
 		ctx := types.ExprString(x)
@@ -1134,4 +1141,37 @@ func endsFlow(info *types.Info, st ast.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// reportWalkSkip reports a skip sentinel returned from a Done clause of a
+// walk callback (`case <-ctx.Done(): return filepath.SkipAll`): the walk
+// ends and returns nil, so its caller sees a finished walk. Not reported
+// when the function that calls the walk looks at the context after it.
+func (s *state) reportWalkSkip(cur inspector.Cursor, f *ctxflow.Func, ret *ast.ReturnStmt, e, x ast.Expr) {
+	var walk *ast.CallExpr
+	for lit := range cur.Enclosing((*ast.FuncLit)(nil)) {
+		walk, _ = lit.Parent().Node().(*ast.CallExpr)
+		break
+	}
+	if walk == nil || f.Parent == nil {
+		return
+	}
+	if g := s.graphs.Func(f.Parent.Node); g != nil {
+		if p, ok := g.Locate(walk); ok {
+			if _, later := g.Reaches(p.Next(), func(n ast.Node) bool { return s.res.ChecksCancel(n) }, nil); later {
+				return
+			}
+		}
+	}
+	ctx := types.ExprString(x)
+	s.rep.Report(analysis.Diagnostic{
+		Pos: ret.Pos(),
+		End: ret.End(),
+		Message: fmt.Sprintf("when %s is done this returns %s, which %s turns into a nil error: the walk's caller sees it finish although it was canceled",
+			ctx, types.ExprString(e), calleeName(walk)),
+		SuggestedFixes: []analysis.SuggestedFix{{
+			Message:   "Return the context's error",
+			TextEdits: []analysis.TextEdit{{Pos: e.Pos(), End: e.End(), NewText: []byte(ctx + ".Err()")}},
+		}},
+	})
 }
