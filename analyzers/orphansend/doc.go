@@ -32,7 +32,9 @@
 // A one-shot future is reported too: a function (or literal) that makes an
 // unbuffered channel, hands it to its caller (returns it, or a value whose
 // field holds it) and sends a single result on it from a goroutine it
-// starts, outside any select or loop and with no close. The send completes
+// starts, outside any select or loop and with no close (several sends on
+// exclusive paths, `if err != nil { ch <- err; return }; ch <- v`, are one
+// result: no send can reach another). The send completes
 // only if the caller receives, and a caller that stops waiting (a timeout,
 // a canceled context, the first of several results) strands the goroutine;
 // the fix gives the channel a buffer of 1. So is a race for one: several

@@ -105,20 +105,38 @@ func (a *analysis) futures(o *owner) {
 			if len(ss) == 0 {
 				continue
 			}
-			once = once && len(ss) == 1 && !g.Orphaned
+			once = once && a.onePerRun(g.Lit, ss) && !g.Orphaned
 			inLoop = inLoop || g.Loop != nil
 			senders = append(senders, g)
 			sends = append(sends, ss...)
 		}
-		if len(sends) == 0 || !once || len(sends) > 1 && inLoop || a.closes(o, m.root, m.path) {
+		if len(sends) == 0 || !once || len(senders) > 1 && inLoop || a.closes(o, m.root, m.path) {
 			continue
 		}
 		for _, g := range senders {
 			g.Orphaned = true
 		}
-		a.res.Futures = append(a.res.Futures, &Future{Make: m.call, Path: m.path, Owner: o.fn, Sender: senders[0], Send: sends[0], Return: ret, Racers: sends[1:]})
+		// Racers are the other goroutines' sends; one goroutine's sends on
+		// exclusive paths are one result.
+		var racers []*ast.SendStmt
+		for _, s := range sends {
+			if !inside(s, senders[0].Lit) {
+				racers = append(racers, s)
+			}
+		}
+		a.res.Futures = append(a.res.Futures, &Future{Make: m.call, Path: m.path, Owner: o.fn, Sender: senders[0], Send: sends[0], Return: ret, Racers: racers})
 	}
 }
+
+// onePerRun reports whether the literal sends at most once per run: one
+// send, or several none of which can reach another (`if err != nil { ch
+// <- err; return }; ch <- s.after(ctx)`: one result on each path).
+func (a *analysis) onePerRun(lit *ast.FuncLit, sends []*ast.SendStmt) bool {
+	return len(sends) <= 1 || sendsApart(a.graphs.Func(lit), sends)
+}
+
+// inside reports whether n lies within m.
+func inside(n, m ast.Node) bool { return m.Pos() <= n.Pos() && n.End() <= m.End() }
 
 // unbufferedMake returns e when it is make(chan T) or make(chan T, 0).
 func (a *analysis) unbufferedMake(e ast.Expr) *ast.CallExpr {
