@@ -54,7 +54,10 @@
 //     method (also for types of other packages, from their type information), and a
 //     literal of an error type that keeps only its text
 //     (`&RemoteError{Message: err.Error()}`) and no error in any field (one
-//     that also sets an integer code is a status error, read by its code),
+//     that also sets an integer code is a status error, read by its code,
+//     unless its type's Unwrap returns an error field the literal leaves
+//     unset: `StatusError{Status: err.Error(), StatusCode: 125}` drops the
+//     Cause errors.Is would read),
 //     or a list error type whose element literals do so
 //     (`GraphQLErrors{{Message: err.Error()}}`);
 //   - errors.As(err, &context.Canceled): with a *error target As matches

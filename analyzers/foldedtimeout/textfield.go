@@ -24,12 +24,13 @@ func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 	if t == nil || !implementsError(t) {
 		return
 	}
-	var field string
+	var field, slot string
 	var carrier ast.Expr
 	switch u := t.Underlying().(type) {
 	case *types.Struct:
 		var keeps bool
-		if field, carrier, keeps = s.textOnly(lit, u); keeps {
+		slot = s.unsetUnwrapField(t, lit, u)
+		if field, carrier, keeps = s.textOnly(lit, u, slot != ""); keeps {
 			return
 		}
 	case *types.Slice, *types.Array:
@@ -56,7 +57,7 @@ func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 			if !ok {
 				continue
 			}
-			f, c, keeps := s.textOnly(el, st)
+			f, c, keeps := s.textOnly(el, st, false)
 			if keeps {
 				return
 			}
@@ -70,10 +71,14 @@ func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 	if carrier == nil || !s.propagated(cur) || s.cancelHandledBefore(cur) {
 		return
 	}
+	advice := fmt.Sprintf("keep %s in a field that Unwrap returns", types.ExprString(carrier))
+	if slot != "" {
+		advice = fmt.Sprintf("set its field %s, which Unwrap returns, to %s", slot, types.ExprString(carrier))
+	}
 	s.rep.Report(analysis.Diagnostic{
 		Pos: lit.Pos(), End: lit.End(),
-		Message: fmt.Sprintf("%s keeps only the text of %s in its field %s, so the cancellation %s may carry is lost: errors.Is(err, context.Canceled) is false for callers; keep %s in a field that Unwrap returns",
-			types.TypeString(t, types.RelativeTo(s.pass.Pkg)), types.ExprString(carrier), field, types.ExprString(carrier), types.ExprString(carrier)),
+		Message: fmt.Sprintf("%s keeps only the text of %s in its field %s, so the cancellation %s may carry is lost: errors.Is(err, context.Canceled) is false for callers; %s",
+			types.TypeString(t, types.RelativeTo(s.pass.Pkg)), types.ExprString(carrier), field, types.ExprString(carrier), advice),
 	})
 }
 
@@ -82,13 +87,18 @@ func (s *state) checkTextField(cur inspector.Cursor, lit *ast.CompositeLit) {
 // keeps an error value or an integer code instead (a status or wire
 // error, classified by its code: StatusError{StatusCode: 500,
 // ErrorMessage: err.Error()}, whose consumers read the code).
-func (s *state) textOnly(lit *ast.CompositeLit, st *types.Struct) (field string, carrier ast.Expr, keeps bool) {
+//
+// slotLeft says the type's Unwrap returns an error field that the literal
+// leaves unset: the type keeps causes, and a code beside the text does not
+// excuse dropping this one (StatusError{Status: err.Error(), StatusCode:
+// 125} whose Cause is what errors.Is reads).
+func (s *state) textOnly(lit *ast.CompositeLit, st *types.Struct, slotLeft bool) (field string, carrier ast.Expr, keeps bool) {
 	for i, elt := range lit.Elts {
 		name, v := fieldOf(st, i, elt)
 		if analysisutil.IsError(s.info.TypeOf(v)) {
 			return "", nil, true // an error is kept: the Unwrap rule judges the type
 		}
-		if b, ok := s.info.TypeOf(v).Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
+		if b, ok := s.info.TypeOf(v).Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 && !slotLeft {
 			return "", nil, true
 		}
 		if c, errCall := s.carrierOf(v); c != nil && errCall && carrier == nil {
@@ -96,6 +106,44 @@ func (s *state) textOnly(lit *ast.CompositeLit, st *types.Struct) (field string,
 		}
 	}
 	return field, carrier, false
+}
+
+// unsetUnwrapField returns the name of the error field that the Unwrap
+// method of t (a struct type of this package, on t or *t) returns, when lit
+// leaves that field unset; "" otherwise.
+func (s *state) unsetUnwrapField(t types.Type, lit *ast.CompositeLit, st *types.Struct) string {
+	obj, _, _ := types.LookupFieldOrMethod(t, true, s.pass.Pkg, "Unwrap")
+	fn, ok := obj.(*types.Func)
+	if !ok || fn.Pkg() != s.pass.Pkg {
+		return ""
+	}
+	d := s.res.DeclOf(fn)
+	sig := fn.Type().(*types.Signature)
+	if d == nil || d.Body == nil || sig.Recv() == nil || sig.Results().Len() != 1 || !analysisutil.IsError(sig.Results().At(0).Type()) {
+		return ""
+	}
+	var slot *types.Var
+	ast.Inspect(d.Body, func(n ast.Node) bool {
+		if r, ok := n.(*ast.ReturnStmt); ok && len(r.Results) == 1 {
+			if sel, ok := ast.Unparen(r.Results[0]).(*ast.SelectorExpr); ok {
+				if id, ok := ast.Unparen(sel.X).(*ast.Ident); ok && s.info.Uses[id] == sig.Recv() {
+					if v, ok := s.info.Uses[sel.Sel].(*types.Var); ok && v.IsField() {
+						slot = v
+					}
+				}
+			}
+		}
+		return slot == nil
+	})
+	if slot == nil {
+		return ""
+	}
+	for i, elt := range lit.Elts {
+		if name, _ := fieldOf(st, i, elt); name == slot.Name() {
+			return ""
+		}
+	}
+	return slot.Name()
 }
 
 // implementsError reports whether t or *t implements error.
