@@ -19,7 +19,10 @@
 // reported when the function returns from inside its receive loop: the
 // producer's next send is stranded. A goroutine that skips its send on its own
 // outcome (`if err == nil { ch <- v }`, or an error sent on another
-// channel) still counts as a sender: any number of them may send. The
+// channel) still counts as a sender: any number of them may send. A send
+// that is a select's case can be given up for another case; one in the
+// body of a case (`case <-ctx.Done(): ch <- result{err: ctx.Err()}`)
+// blocks like any other. The
 // goroutine's body may be a literal bound once to a local variable and
 // started by name (`load := func() {...}; go load()`). The senders may be
 // started by a goroutine the function starts (a feeder that fans the work

@@ -178,7 +178,9 @@ func (a *analysis) classifyChanUse(o *owner, u *chanUse, c inspector.Cursor, sen
 			u.anySend[g] = true
 			u.senders = append(u.senders, g)
 		}
-		if _, inSelect := c.Parent().Parent().Node().(*ast.CommClause); !inSelect {
+		// A send that is a select's case (`case ch <- v:`) can be given up
+		// for another case; one in a case's body blocks like any other.
+		if cc, inSelect := c.Parent().Parent().Node().(*ast.CommClause); !inSelect || cc.Comm != ast.Stmt(p) {
 			u.sends[g] = append(u.sends[g], p)
 		}
 		for e := range c.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil)) {
