@@ -58,14 +58,18 @@
 //     variable) given nil for an error parameter (`r.Done(nil)`), or a send
 //     of nil on a channel of errors; whoever waits on it is told the work
 //     was done (fix: pass ctx.Err());
-//   - in a method with no results, a `case <-ctx.Done():` clause from which
-//     the method can return without recording an error in the receiver,
+//   - in a method without an error result, a `case <-ctx.Done():` clause
+//     or a test that holds once the context has ended (`if ctx.Err() !=
+//     nil`) from which the method can return without recording an error in
+//     the receiver (an iterator's Next returning false with its error field
+//     unset ends the iteration as complete),
 //     when the method records its other failures there and the type hands
 //     that field out (an error field that a method without parameters
 //     returns, an Err accessor; recorded by assigning it or calling the
 //     type's method that sets it from an error parameter, not counting a
 //     deferred one): whoever waits on the work reads a nil error for work
-//     that was canceled (fix: call the setter with ctx.Err());
+//     that was canceled (fix: call the setter with ctx.Err(), or assign it
+//     to the field when the type has no setter);
 //   - a dead store: the error assigned to a variable that every path
 //     overwrites before anything reads it (`v, err := f(ctx); _, err =
 //     w.Write(v)`), asked of the control-flow graph (variables a function

@@ -21,8 +21,9 @@ type outcome struct {
 	setter *types.Func // func (q *Query) setErr(err error) { ... q.err = err ... }
 }
 
-// checkUnrecorded reports a cancellation branch of a method without an
-// error result that returns without recording an error in the receiver,
+// checkUnrecorded reports a cancellation branch (a Done clause, or a test
+// that holds once the context has ended) of a method without an error
+// result that returns without recording an error in the receiver,
 // when the method records its other failures there and an accessor of the
 // type hands that field to whoever waits on the work:
 //
@@ -41,9 +42,12 @@ type outcome struct {
 //		}
 //	}
 //
+// An iterator's Next that returns false when ctx has ended, leaving its
+// error field unset, ends the iteration as if it were complete, too.
+//
 // first is the branch's first statement; x the context that ended.
 func (s *state) checkUnrecorded(f *ctxflow.Func, first ast.Stmt, x ast.Expr, pos, end ast.Node) {
-	if f.Obj == nil || f.Sig.Recv() == nil || analysisutil.ErrorResult(f.Sig) >= 0 || f.Sig.Results().Len() > 0 || s.quiet[f] || s.inTeardown(f) {
+	if f.Obj == nil || f.Sig.Recv() == nil || analysisutil.ErrorResult(f.Sig) >= 0 || s.quiet[f] || s.inTeardown(f) {
 		return
 	}
 	recv := f.Sig.Recv()
@@ -71,17 +75,18 @@ func (s *state) checkUnrecorded(f *ctxflow.Func, first ast.Stmt, x ast.Expr, pos
 		}
 		ctx := types.ExprString(x)
 		var fixes []analysis.SuggestedFix
+		record := fmt.Sprintf("%s.%s = %s.Err()", recv.Name(), o.field.Name(), ctx)
 		if o.setter != nil {
-			fixes = []analysis.SuggestedFix{{
-				Message: "Record the context's error",
-				TextEdits: []analysis.TextEdit{{Pos: first.Pos(), End: first.Pos(),
-					NewText: []byte(fmt.Sprintf("%s.%s(%s.Err())\n", recv.Name(), o.setter.Name(), ctx))}},
-			}}
+			record = fmt.Sprintf("%s.%s(%s.Err())", recv.Name(), o.setter.Name(), ctx)
 		}
+		fixes = []analysis.SuggestedFix{{
+			Message:   "Record the context's error",
+			TextEdits: []analysis.TextEdit{{Pos: first.Pos(), End: first.Pos(), NewText: []byte(record + "\n")}},
+		}}
 		s.rep.Report(analysis.Diagnostic{
 			Pos: pos.Pos(),
 			End: end.End(),
-			Message: fmt.Sprintf("when %s is done %s returns without recording an error in %s.%s, which %s returns: whoever waits on the work sees it finish cleanly although it was canceled",
+			Message: fmt.Sprintf("when %s is done %s returns without recording an error in %s.%s, which %s returns: it reports nil, and the work looks finished although it was canceled",
 				ctx, f.Name(), recv.Name(), o.field.Name(), o.reader.Name()),
 			SuggestedFixes: fixes,
 		})

@@ -357,6 +357,9 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 	if t.Ctx != nil && !s.ctxOwned(t.Ctx) {
 		return
 	}
+	if t.Ctx != nil && t.Canceled && t.Deadline && analysisutil.ErrorResult(f.Sig) < 0 && len(n.Body.List) > 0 && !s.res.Detached(t.Ctx) {
+		s.checkUnrecorded(f, n.Body.List[0], t.Ctx, n, n.Cond)
+	}
 	if t.Err != nil && t.Canceled && s.selfCanceled(cur, f, n, t.Err) {
 		return // the function's own early stop
 	}

@@ -38,7 +38,7 @@ func (q *query) Execute(ctx context.Context) {
 	defer close(q.done)
 	for _, st := range q.plan {
 		select {
-		case <-ctx.Done(): // want `when ctx is done Execute returns without recording an error in q.err, which Err returns`
+		case <-ctx.Done(): // want `when ctx is done Execute returns without recording an error in q.err, which Err returns: it reports nil`
 			return
 		default:
 		}
@@ -115,4 +115,63 @@ func (p *probe) Loop(ctx context.Context, s step) {
 		}
 		p.last = s.Run(ctx)
 	}
+}
+
+type page struct {
+	items []string
+	next  string
+}
+
+// scanner reads pages; Err says why the iteration stopped.
+type scanner struct {
+	fetch func(ctx context.Context, key string) (page, error)
+	buf   []string
+	key   string
+	done  bool
+	err   error
+}
+
+func (it *scanner) Err() error { return it.err }
+
+// Next ends the iteration on a canceled context without saying why.
+func (it *scanner) Next(ctx context.Context) (string, bool) {
+	for len(it.buf) == 0 {
+		if it.done {
+			return "", false
+		}
+		if ctx.Err() != nil { // want `when ctx is done Next returns without recording an error in it.err, which Err returns: it reports nil`
+			return "", false
+		}
+		p, err := it.fetch(ctx, it.key)
+		if err != nil {
+			it.err = err
+			return "", false
+		}
+		it.buf, it.key, it.done = p.items, p.next, p.next == ""
+	}
+	v := it.buf[0]
+	it.buf = it.buf[1:]
+	return v, true
+}
+
+// Near miss: the stop is recorded.
+func (it *scanner) NextRecorded(ctx context.Context) (string, bool) {
+	for len(it.buf) == 0 {
+		if it.done {
+			return "", false
+		}
+		if err := ctx.Err(); err != nil {
+			it.err = err
+			return "", false
+		}
+		p, err := it.fetch(ctx, it.key)
+		if err != nil {
+			it.err = err
+			return "", false
+		}
+		it.buf, it.key, it.done = p.items, p.next, p.next == ""
+	}
+	v := it.buf[0]
+	it.buf = it.buf[1:]
+	return v, true
 }
