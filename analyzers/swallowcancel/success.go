@@ -860,37 +860,7 @@ func (s *state) breakReturnFix(f *ctxflow.Func, br *ast.BranchStmt, loop ast.Stm
 // its condition or range, by another unlabelled break of its own
 // (leftOtherwise), by nothing (leftNever), or by a labelled break or a
 // goto, whose target is not worked out (leftUnknown).
-func otherExits(loop ast.Stmt, br *ast.BranchStmt) int {
-	fs, ok := loop.(*ast.ForStmt)
-	if !ok || fs.Cond != nil {
-		return leftOtherwise
-	}
-	res := leftNever
-	var walk func(n ast.Node, nested bool)
-	walk = func(n ast.Node, nested bool) {
-		ast.Inspect(n, func(m ast.Node) bool {
-			switch m := m.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.BranchStmt:
-				switch {
-				case m.Tok == token.GOTO, m.Tok == token.BREAK && m.Label != nil:
-					res = leftUnknown
-				case m.Tok == token.BREAK && !nested && m != br && res == leftNever:
-					res = leftOtherwise
-				}
-			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
-				if m != n {
-					walk(m, true)
-					return false
-				}
-			}
-			return true
-		})
-	}
-	walk(fs.Body, false)
-	return res
-}
+func otherExits(loop ast.Stmt, br *ast.BranchStmt) int { return loopExits(loop, br, true) }
 
 // breakToNilReturn follows the break br at cur out of the loop it leaves
 // (labelled or not; a break that leaves a switch or select, or a literal,
@@ -1060,7 +1030,12 @@ const (
 )
 
 // loopLeftOtherwise says how loop is left apart from its labeled breaks.
-func loopLeftOtherwise(loop ast.Stmt) int {
+func loopLeftOtherwise(loop ast.Stmt) int { return loopExits(loop, nil, false) }
+
+// loopExits says how loop is left apart from the break skip (nil: none)
+// and, unless labelled is set, its labelled breaks; with labelled set, a
+// labelled break makes the answer leftUnknown, as a goto always does.
+func loopExits(loop ast.Stmt, skip *ast.BranchStmt, labelled bool) int {
 	fs, ok := loop.(*ast.ForStmt)
 	if !ok || fs.Cond != nil {
 		return leftOtherwise
@@ -1074,9 +1049,9 @@ func loopLeftOtherwise(loop ast.Stmt) int {
 				return false
 			case *ast.BranchStmt:
 				switch {
-				case m.Tok == token.GOTO:
+				case m.Tok == token.GOTO, labelled && m.Tok == token.BREAK && m.Label != nil:
 					res = leftUnknown
-				case m.Tok == token.BREAK && m.Label == nil && !nested && res == leftNever:
+				case m.Tok == token.BREAK && m.Label == nil && !nested && m != skip && res == leftNever:
 					res = leftOtherwise
 				}
 			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
