@@ -338,6 +338,10 @@ func futureDiagnostic(f *goroutines.Future) analysis.Diagnostic {
 			d.Related = append(d.Related, analysis.RelatedInformation{Pos: r.Pos(), End: r.End(), Message: "another send races it here"})
 		}
 	}
+	for _, g := range f.GivesUp {
+		d.Related = append(d.Related, analysis.RelatedInformation{Pos: g.Select.Pos(), End: g.Select.Select + token.Pos(len("select")),
+			Message: g.Caller + " stops waiting here when the select takes another case"})
+	}
 	var edit analysis.TextEdit
 	size := fmt.Sprint(n)
 	if len(f.Make.Args) == 1 {

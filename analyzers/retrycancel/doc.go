@@ -17,14 +17,18 @@
 // One finding per loop, the first that applies:
 //
 //   - a `case <-ctx.Done():` of the loop's select that cannot leave the
-//     loop (every path from it goes back to the loop head) and waits for
+//     loop (every path from it comes back to the select without a return,
+//     a break out of the loop, the head of a loop with a condition or a
+//     range, or another look at the context such as a ctx.Err() test at
+//     the top of the round; another arm's return when a result arrives
+//     does not count, since the Done arm stays ready) and waits for
 //     nothing (no channel operation, select, time.Sleep or helper with the
 //     sleeps fact, nor the Wait of a sync.WaitGroup, sync.Cond or
 //     errgroup.Group in it), for a
 //     context from outside the loop that the loop does not reassign (nor
 //     its Done channel: `done = nil` stops listening): once the context has
-//     ended the receive is always ready, so every round takes the case at
-//     once and the loop spins, running the case over and over. The fix
+//     ended the receive is always ready, so the select never waits again
+//     and the loop spins, running the case over and over. The fix
 //     returns at the end of the case, in place of a trailing break or
 //     continue (the cause, for a function with an error result);
 //   - the loop retries when the error is context.DeadlineExceeded or

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/cfg"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // spinArm returns a `case <-ctx.Done():` clause of a select of l (not of
@@ -56,17 +57,41 @@ func (st *state) spinArm(l *loop) (*ast.CommClause, ast.Expr) {
 			}
 			in = g.LoopBlocks(head)
 		}
-		if !leavesLoop(body, in) {
+		if !st.leavesLoop(g, l, cc, body, head, in) {
 			return cc, x
 		}
 	}
 	return nil, nil
 }
 
-// leavesLoop reports whether some path from b reaches a block outside the
-// loop's blocks in, or one that ends the function (a return, a panic; not
-// the block after a select's last case, which stands for waiting forever).
-func leavesLoop(b *cfg.Block, in []bool) bool {
+// leavesLoop reports whether the case body b can leave the loop before
+// the loop's select is back at cc: some path from b reaches a block
+// outside the loop's blocks in or one that ends the function (a return, a
+// panic; not the block after a select's last case, which stands for
+// waiting forever), the head of a loop with a condition or a range (which
+// can end there), or another look at the context (a ctx.Err() test at the
+// top of the round, which the other rules judge). A path that comes back
+// to the select without any of these is the next round, where the clause
+// is ready again at once: another arm's way out (a return when a result
+// arrives) does not stop the spin, it only ends it when that result comes.
+func (st *state) leavesLoop(g *flow.Graph, l *loop, cc *ast.CommClause, b, head *cfg.Block, in []bool) bool {
+	sel, ok := g.Locate(cc.Comm)
+	if !ok {
+		return true
+	}
+	looks := map[int32]bool{}
+	for _, n := range l.obs {
+		if n.Pos() >= cc.Comm.Pos() && n.End() <= cc.Comm.End() {
+			continue // the clause's own receive
+		}
+		if p, ok := g.Locate(n); ok {
+			looks[p.Block.Index] = true
+		}
+	}
+	condHead := true
+	if fs, ok := l.stmt.(*ast.ForStmt); ok && fs.Cond == nil {
+		condHead = false
+	}
 	seen := make([]bool, len(in))
 	stack := []*cfg.Block{b}
 	for len(stack) > 0 {
@@ -79,8 +104,11 @@ func leavesLoop(b *cfg.Block, in []bool) bool {
 		if len(x.Succs) == 0 && x.Kind == cfg.KindSelectAfterCase {
 			continue // no case ready: the select waits forever
 		}
-		if !in[x.Index] || len(x.Succs) == 0 {
+		if !in[x.Index] || len(x.Succs) == 0 || looks[x.Index] || x == head && condHead {
 			return true
+		}
+		if x == sel.Block && x != b {
+			continue // back at the select: the clause is taken again
 		}
 		stack = append(stack, x.Succs...)
 	}
@@ -138,7 +166,7 @@ func (st *state) reportSpin(l *loop, cc *ast.CommClause, x ast.Expr) {
 	ctxExpr := types.ExprString(x)
 	d := analysis.Diagnostic{
 		Pos: cc.Pos(), End: cc.Colon + 1,
-		Message: fmt.Sprintf("this case <-%s.Done() does not leave the loop %s: once %s is done its receive is always ready, so every round takes this case at once and the loop spins, running it over and over; leave the loop here",
+		Message: fmt.Sprintf("this case <-%s.Done() does not leave the loop %s: once %s is done its receive is always ready, so the select never waits again and the loop spins, running this case over and over; leave the loop here",
 			ctxExpr, l.where(), ctxExpr),
 	}
 	if e := st.env(l, cc.Pos(), ctxExpr, rootOf(st.info, x)); e != nil {

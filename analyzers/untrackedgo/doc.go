@@ -98,11 +98,17 @@
 //
 // It also reports a goroutine started by a method of a type that counts
 // its other goroutines in a WaitGroup field and waits on it (an Add or Go
-// and a Wait on the field somewhere in the package), when nothing counts
+// and a Wait on the field somewhere in the package, and a Done in a
+// function that does not add to it: a field whose Done sits beside its
+// Add counts listeners or running calls, not goroutines), when nothing counts
 // this one: neither its body nor a function of the package it calls
 // mentions the field, and it does not watch a stop channel or context
 // (unless the method that starts it counts its other goroutines in the
-// field itself: `c.loops.Add(2)` before three go statements), and its
+// field itself: `c.loops.Add(2)` before three go statements; or it runs
+// work that goroutines counted in the field run elsewhere, `go p.worker()`
+// beside `p.wg.Add(1); go func() { defer p.wg.Done(); p.worker() }()`:
+// the shutdown signals it and its Wait can return while it is still in
+// that work), and its
 // reports on fields (`c.status <- s`) are not received by the shutdown
 // that waits; or it runs a function value held in a local or parameter
 // (`go h(req)`, a handler looked up) whose arguments hand it neither the

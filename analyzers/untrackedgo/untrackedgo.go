@@ -111,10 +111,14 @@ func dropsError(info *types.Info, g *goroutines.Goroutine) bool {
 // WaitGroup field its type's other goroutines are counted in.
 func untrackedByType(g *goroutines.Goroutine) analysis.Diagnostic {
 	u := g.Untracked
+	tail := "the Wait returns while this one still runs"
+	if u.Work != nil {
+		tail = fmt.Sprintf("it runs %s, which the goroutines counted there run too, and the Wait can return while this one is still in it", u.Work.Name())
+	}
 	return analysis.Diagnostic{
 		Pos: g.Start.Pos(), End: startEnd(g),
-		Message: fmt.Sprintf("goroutine started by %s is not counted in %s, which the type's other goroutines are counted in and its shutdown waits on: the Wait returns while this one still runs",
-			g.Owner.Name(), u.Field.Name()),
+		Message: fmt.Sprintf("goroutine started by %s is not counted in %s, which the type's other goroutines are counted in and its shutdown waits on: %s",
+			g.Owner.Name(), u.Field.Name(), tail),
 		Related: []analysis.RelatedInformation{
 			{Pos: u.Wait, Message: "the shutdown waits on " + u.Field.Name() + " here"},
 			{Pos: u.Add, Message: "another goroutine is counted in " + u.Field.Name() + " here"},

@@ -3,10 +3,12 @@ package goroutines
 import (
 	"go/ast"
 	"go/constant"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ast/inspector"
 
+	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 )
 
@@ -26,6 +28,16 @@ type Future struct {
 	// channel, each once (fn's result against a timer): a caller that
 	// takes the first value strands the rest.
 	Racers []*ast.SendStmt
+	// GivesUp are selects of callers in the package that receive from the
+	// future beside other cases: when another case is taken, the caller
+	// has stopped waiting and the sender is stranded.
+	GivesUp []GiveUp
+}
+
+// GiveUp is a caller's select that can stop waiting for a future.
+type GiveUp struct {
+	Select *ast.SelectStmt
+	Caller string
 }
 
 // futures finds the futures of the owner o: for each unbuffered channel made
@@ -219,4 +231,99 @@ func (a *analysis) baseObj(e ast.Expr) types.Object {
 			return nil
 		}
 	}
+}
+
+// futureCallers fills the GivesUp of the package's futures: a call of the
+// future's function whose channel a select receives from, directly
+// (`case <-p.ping(ctx, a):`) or through a local it is assigned to once
+// (`ch := p.ping(ctx, a)` ... `case v := <-ch:`), beside other cases.
+func (a *analysis) futureCallers() {
+	if len(a.res.Futures) == 0 {
+		return
+	}
+	byFunc := map[*types.Func]*Future{}
+	for _, f := range a.res.Futures {
+		if f.Owner.Obj != nil {
+			byFunc[f.Owner.Obj.Origin()] = f
+		}
+	}
+	if len(byFunc) == 0 {
+		return
+	}
+	// Locals assigned a future's channel: ch := p.ping(ctx, a).
+	held := map[types.Object]*Future{}
+	for c := range a.ins.Root().Preorder((*ast.AssignStmt)(nil)) {
+		as := c.Node().(*ast.AssignStmt)
+		if len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			continue
+		}
+		if f := a.futureCall(byFunc, as.Rhs[0]); f != nil {
+			if id, ok := ast.Unparen(as.Lhs[0]).(*ast.Ident); ok {
+				if obj := a.info.ObjectOf(id); obj != nil {
+					held[obj] = f
+				}
+			}
+		}
+	}
+	for c := range a.ins.Root().Preorder((*ast.SelectStmt)(nil)) {
+		sel := c.Node().(*ast.SelectStmt)
+		if len(sel.Body.List) < 2 {
+			continue
+		}
+		var caller string
+		for e := range c.Enclosing((*ast.FuncDecl)(nil)) {
+			caller = e.Node().(*ast.FuncDecl).Name.Name
+			break
+		}
+		seen := map[*Future]bool{}
+		for _, cl := range sel.Body.List {
+			comm := cl.(*ast.CommClause).Comm
+			if comm == nil {
+				continue
+			}
+			ch := receivedChan(comm)
+			if ch == nil {
+				continue
+			}
+			f := a.futureCall(byFunc, ch)
+			if id, ok := ast.Unparen(ch).(*ast.Ident); ok && f == nil {
+				f = held[a.info.Uses[id]]
+			}
+			if f != nil && !seen[f] {
+				seen[f] = true
+				f.GivesUp = append(f.GivesUp, GiveUp{Select: sel, Caller: caller})
+			}
+		}
+	}
+}
+
+// futureCall returns the future whose function e calls, or nil.
+func (a *analysis) futureCall(byFunc map[*types.Func]*Future, e ast.Expr) *Future {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	fn := analysisutil.Callee(a.info, call)
+	if fn == nil {
+		return nil
+	}
+	return byFunc[fn.Origin()]
+}
+
+// receivedChan returns the channel a select comm receives from: <-ch as a
+// statement, or on the right of v := <-ch / v, ok = <-ch.
+func receivedChan(comm ast.Stmt) ast.Expr {
+	var e ast.Expr
+	switch s := comm.(type) {
+	case *ast.ExprStmt:
+		e = s.X
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			e = s.Rhs[0]
+		}
+	}
+	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return u.X
+	}
+	return nil
 }

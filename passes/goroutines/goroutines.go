@@ -281,6 +281,7 @@ func (a *analysis) goroutines() *Result {
 		a.futures(o)
 		a.streams(o)
 	}
+	a.futureCallers()
 	for _, g := range a.res.Goroutines {
 		a.classify(g)
 	}

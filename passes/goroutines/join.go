@@ -172,9 +172,11 @@ func (a *analysis) classify(g *Goroutine) {
 		// Nothing of the owner's is at stake; but a goroutine of a method
 		// that its type's WaitGroup does not count, when the type counts
 		// its other goroutines there, escapes the shutdown.
-		g.Untracked = a.untrackedBeside(o, g)
-		if g.Untracked == nil {
-			g.Endless = a.endless(o, g)
+		// A goroutine that never ends is reported as that, whatever
+		// counts it.
+		g.Endless = a.endless(o, g)
+		if g.Endless == nil {
+			g.Untracked = a.untrackedBeside(o, g)
 		}
 		if g.Untracked == nil && g.Endless == nil {
 			g.Stranded = a.stranded(o, g)

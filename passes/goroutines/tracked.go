@@ -23,33 +23,47 @@ type Untracked struct {
 	Field *types.Var // the WaitGroup field
 	Wait  token.Pos  // a Wait on it
 	Add   token.Pos  // an Add (or Go) on it
+	// Work is set for a goroutine bound to a stop channel or context
+	// when it runs this function, which goroutines counted in Field run
+	// elsewhere: it does end, but maybe after the shutdown's Wait has
+	// returned.
+	Work *types.Func
 }
 
 // trackedField is what the package does with one WaitGroup field.
 type trackedField struct {
 	wait, add token.Pos
+	// counted are the package functions that goroutines counted in the
+	// field run (`wg.Add(1); go func() { defer wg.Done(); s.worker() }()`,
+	// or a function that calls Done itself): the work the field is meant
+	// to wait for.
+	counted map[*types.Func]bool
 }
 
 // trackedFields returns, once per package, the WaitGroup fields of struct
 // types that the package both adds to (Add, Go) and waits on, through a
-// selector x.f. An Add that its own function (not a literal in it) matches
-// with a deferred Done on the same field counts the running call rather
-// than a goroutine (h.streams.Add(1); defer h.streams.Done(): the
-// WaitGroup counts open streams, and a shutdown that waits on it waits for
-// handlers), so it does not count.
+// selector x.f, and that count goroutines: some Done on the field runs in
+// a function other than one that adds to it (a goroutine's literal, a
+// method it runs), or Go starts one. A field whose every Done sits beside
+// its Add counts something else: open listeners (`if add { wg.Add(1) }
+// else { wg.Done() }`), or the running call when the Done is deferred
+// (h.streams.Add(1); defer h.streams.Done(): the WaitGroup counts open
+// streams, and a shutdown that waits on it waits for handlers).
 func (a *analysis) trackedFields() map[*types.Var]trackedField {
 	if a.tracked != nil {
 		return a.tracked
 	}
 	a.tracked = map[*types.Var]trackedField{}
-	type fnField struct {
+	waits := map[*types.Var]token.Pos{}
+	adds := map[*types.Var]token.Pos{}
+	var order []*types.Var
+	addsIn := map[ast.Node]map[*types.Var]bool{}
+	type done struct {
 		fn ast.Node
 		f  *types.Var
 	}
-	waits := map[*types.Var]token.Pos{}
-	var adds []fnField
-	addPos := map[fnField]token.Pos{}
-	selfDone := map[fnField]bool{}
+	var dones []done
+	goes := map[*types.Var]bool{}
 	for c := range a.ins.Root().Preorder((*ast.CallExpr)(nil)) {
 		call := c.Node().(*ast.CallExpr)
 		f, name := a.fieldMethod(call)
@@ -61,30 +75,69 @@ func (a *analysis) trackedFields() map[*types.Var]trackedField {
 			fn = e.Node()
 			break
 		}
-		key := fnField{fn, f}
 		switch name {
 		case "Wait":
 			if !waits[f].IsValid() {
 				waits[f] = call.Pos()
 			}
 		case "Add", "Go":
-			if !addPos[key].IsValid() {
-				addPos[key] = call.Pos()
-				adds = append(adds, key)
+			if !adds[f].IsValid() {
+				adds[f] = call.Pos()
+				order = append(order, f)
 			}
+			if addsIn[fn] == nil {
+				addsIn[fn] = map[*types.Var]bool{}
+			}
+			addsIn[fn][f] = true
+			goes[f] = goes[f] || name == "Go"
 		case "Done":
-			if _, ok := c.Parent().Node().(*ast.DeferStmt); ok {
-				selfDone[key] = true
-			}
+			dones = append(dones, done{fn, f})
 		}
 	}
-	for _, key := range adds {
-		w, t := waits[key.f], a.tracked[key.f]
-		if w.IsValid() && !t.add.IsValid() && !selfDone[key] {
-			a.tracked[key.f] = trackedField{wait: w, add: addPos[key]}
+	counts := map[*types.Var]map[*types.Func]bool{}
+	for _, d := range dones {
+		if addsIn[d.fn][d.f] {
+			continue // beside its Add: it counts something else
+		}
+		if counts[d.f] == nil {
+			counts[d.f] = map[*types.Func]bool{}
+		}
+		a.countedWork(d.fn, counts[d.f])
+	}
+	for _, f := range order {
+		if w := waits[f]; w.IsValid() && (counts[f] != nil || goes[f]) {
+			a.tracked[f] = trackedField{wait: w, add: adds[f], counted: counts[f]}
 		}
 	}
 	return a.tracked
+}
+
+// countedWork adds to work what a function that calls Done runs: itself,
+// when it is declared in the package, and the package functions its body
+// calls as statements of their own.
+func (a *analysis) countedWork(fn ast.Node, work map[*types.Func]bool) {
+	var body *ast.BlockStmt
+	switch fn := fn.(type) {
+	case *ast.FuncDecl:
+		if obj, ok := a.info.Defs[fn.Name].(*types.Func); ok {
+			work[obj.Origin()] = true
+		}
+		body = fn.Body
+	case *ast.FuncLit:
+		body = fn.Body
+	}
+	if body == nil {
+		return
+	}
+	for _, st := range body.List {
+		if es, ok := st.(*ast.ExprStmt); ok {
+			if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok {
+				if callee := analysisutil.Callee(a.info, call); callee != nil && callee.Pkg() == a.pass.Pkg {
+					work[callee.Origin()] = true
+				}
+			}
+		}
+	}
 }
 
 // fieldMethod returns the field f and the method name of a call x.f.M(...),
@@ -160,14 +213,45 @@ func (a *analysis) untracked(o *owner, g *Goroutine) *Untracked {
 
 // untrackedBeside is untracked for g, except that a goroutine bound to a
 // stop channel or context (it ends when the type shuts down) escapes the
-// WaitGroup only when its own owner counts other goroutines in that field
-// (s.loops.Add(2); go a(); go b(); go c()): the owner means to count what
-// it starts, and leaving one out lets the shutdown's Wait return while it
-// still runs.
+// WaitGroup only when the field's use says it should be counted: the
+// method starting it counts its other goroutines in the field itself
+// (s.loops.Add(2) before three go statements), or the work it runs is
+// counted in the field where another go statement starts it
+// (`p.wg.Add(1); go func() { defer p.wg.Done(); p.worker(ctx) }()`
+// elsewhere, `go p.worker(ctx)` here). Then the shutdown signals it and
+// waits on the field, and the Wait returns while it may still be inside a
+// round of its work (a worker in its handler), racing whatever the
+// shutdown tears down next. A field that counts other work (a monitor
+// goroutine, the accept loops) says nothing about a watcher it never
+// counts.
 func (a *analysis) untrackedBeside(o *owner, g *Goroutine) *Untracked {
 	u := a.untracked(o, g)
 	if u == nil || !g.Bound || a.addsTo(o.fn.Body, u.Field) {
 		return u
+	}
+	counted := a.trackedFields()[u.Field].counted
+	if g.Callee != nil {
+		if counted[g.Callee.Origin()] {
+			u.Work = g.Callee.Origin()
+			return u
+		}
+		return nil
+	}
+	if g.Lit != nil {
+		ast.Inspect(g.Lit.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CallExpr:
+				if fn := analysisutil.Callee(a.info, n); fn != nil && counted[fn.Origin()] && u.Work == nil {
+					u.Work = fn.Origin()
+				}
+			}
+			return u.Work == nil
+		})
+		if u.Work != nil {
+			return u
+		}
 	}
 	return nil
 }

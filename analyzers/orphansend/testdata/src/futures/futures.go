@@ -128,3 +128,17 @@ func TimeoutSelect(d time.Duration, fn func()) (<-chan bool, func()) {
 	}()
 	return done, func() { close(quit) }
 }
+
+// First races two Async calls: the loser's send is stranded. Its finding
+// is Async's, which names this select as the place the wait is given up.
+func First(ctx context.Context, f, g func() error) error {
+	ch := Async(g)
+	select {
+	case err := <-Async(f):
+		return err
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

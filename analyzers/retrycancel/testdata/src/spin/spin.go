@@ -20,7 +20,7 @@ func Run(ctx context.Context, d device, every time.Duration) {
 	defer t.Stop()
 	for {
 		select {
-		case <-ctx.Done(): // want `this case <-ctx.Done\(\) does not leave the loop in Run: once ctx is done its receive is always ready, so every round takes this case at once and the loop spins, running it over and over; leave the loop here`
+		case <-ctx.Done(): // want `this case <-ctx.Done\(\) does not leave the loop in Run: once ctx is done its receive is always ready, so the select never waits again and the loop spins, running this case over and over; leave the loop here`
 			if err := d.MagicClose(); err != nil {
 				log.Printf("close: %v", err)
 			}
@@ -115,5 +115,107 @@ func PerRound(parent context.Context, d device) {
 			return
 		}
 		cancel()
+	}
+}
+
+type event struct{ done bool }
+
+type session struct {
+	events    chan event
+	interrupt func() error
+}
+
+// Turn waits for its turn's last event; on ctx's end it interrupts the
+// turn and goes round again, where the Done arm is ready at once: the
+// loop spins until the last event happens to arrive, though another arm
+// returns then.
+func (s *session) Turn(ctx context.Context) error {
+	interrupted := false
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok || ev.done {
+				return nil
+			}
+		case <-ctx.Done(): // want `this case <-ctx.Done\(\) does not leave the loop in Turn: once ctx is done its receive is always ready, so the select never waits again`
+			if !interrupted {
+				interrupted = true
+				_ = s.interrupt()
+			}
+			continue
+		}
+	}
+}
+
+// TurnDisarmed stops listening to Done once it has interrupted the turn:
+// no spin.
+func (s *session) TurnDisarmed(ctx context.Context) error {
+	done := ctx.Done()
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok || ev.done {
+				return nil
+			}
+		case <-done:
+			_ = s.interrupt()
+			done = nil
+		}
+	}
+}
+
+// TurnUntil's condition ends the loop after the Done arm sets it.
+func (s *session) TurnUntil(ctx context.Context) {
+	stopped := false
+	for !stopped {
+		select {
+		case <-s.events:
+		case <-ctx.Done():
+			_ = s.interrupt()
+			stopped = true
+		}
+	}
+}
+
+func ctxErr(ctx context.Context) error { return context.Cause(ctx) }
+
+// WaitReady tests the context at the top of every round: after the Done
+// arm the next round returns its cause.
+func WaitReady(ctx context.Context, ready <-chan struct{}) error {
+	for {
+		if err := ctxErr(ctx); err != nil {
+			return err
+		}
+		select {
+		case <-ready:
+			return nil
+		case <-ctx.Done():
+		}
+	}
+}
+
+// Notify looks at ctx first in every round, in a select of its own with a
+// default, and returns there once ctx is done: the empty Done arm of the
+// second select only ends the wait.
+func Notify(ctx context.Context, tick *time.Ticker, send func(context.Context) error) error {
+	var last error
+	for {
+		select {
+		case <-ctx.Done():
+			if last == nil {
+				last = ctx.Err()
+			}
+			return last
+		default:
+		}
+		select {
+		case <-tick.C:
+			if err := send(ctx); err == nil {
+				return nil
+			} else {
+				last = err
+			}
+		case <-ctx.Done():
+		}
 	}
 }

@@ -309,9 +309,11 @@ func (c *Cache) RefreshTracked(ctx context.Context) {
 	}()
 }
 
-// Bound to the owner's stop channel.
+// Bound to the owner's stop channel, but what it runs once stop is closed
+// is the janitor, which RefreshTracked counts in wg: Close's Wait can
+// return before it is done.
 func (c *Cache) Watch(ctx context.Context) {
-	go func() {
+	go func() { // want `goroutine started by Watch is not counted in wg, which the type's other goroutines are counted in and its shutdown waits on: it runs janitor`
 		<-c.stop
 		c.janitor(context.WithoutCancel(ctx))
 	}()

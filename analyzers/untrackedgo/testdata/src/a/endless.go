@@ -55,7 +55,8 @@ func (r *refresher) StartWatching() {
 	}()
 }
 
-// StartDraining ranges over a channel that Stop can close.
+// StartDraining ranges over a channel that can be closed: it ends, and
+// its work is counted in wg nowhere else, so the field is not its business.
 func (r *refresher) StartDraining(in chan int) {
 	go func() {
 		for v := range in {

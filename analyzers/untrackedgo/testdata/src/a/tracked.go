@@ -43,9 +43,11 @@ func (s *Server) StartCounted() {
 	}()
 }
 
-// StartWatching runs until quit is closed.
+// StartWatching runs until quit is closed, but Close does not wait for
+// it: after Close returns it may still be flushing, work that
+// StartCounted counts in wg.
 func (s *Server) StartWatching() {
-	go func() {
+	go func() { // want `goroutine started by StartWatching is not counted in wg, which the type's other goroutines are counted in and its shutdown waits on: it runs flush, which the goroutines counted there run too, and the Wait can return while this one is still in it`
 		for {
 			select {
 			case <-s.quit:
@@ -134,9 +136,20 @@ func (c *Client) RunAll(stop chan struct{}) {
 	}()
 }
 
-// RunWatcher counts nothing itself: its watcher ends when stop closes.
+// RunWatcher counts nothing itself: its loop ends when stop closes, but
+// Stop's Wait does not cover it, though RunAll counts the same loop.
 func (c *Client) RunWatcher(stop chan struct{}, in chan int) {
-	go c.combine(stop, in)
+	go c.combine(stop, in) // want `goroutine started by RunWatcher is not counted in loops, which the type's other goroutines are counted in and its shutdown waits on: it runs combine, which the goroutines counted there run too`
+}
+
+// WatchClose closes the listener once quit is closed: a hook that acts
+// once on the signal, part of the shutdown itself, not work its Wait must
+// cover.
+func (s *Server) WatchClose(ln interface{ Close() error }) {
+	go func() {
+		<-s.quit
+		_ = ln.Close()
+	}()
 }
 
 // Flusher counts its workers in wg and its flusher by a report on
@@ -187,4 +200,35 @@ func (h *Hub) StartCertServer(serve func() error) {
 			h.n = 0
 		}
 	}()
+}
+
+// Listeners counts open listeners in lns: track adds and is done in one
+// function, so the field counts listeners, not goroutines, and a goroutine
+// a method starts is none of its business (net/http's listenerGroup).
+type Listeners struct {
+	lns  sync.WaitGroup
+	quit chan struct{}
+	n    int
+}
+
+func (l *Listeners) track(add bool) {
+	if add {
+		l.lns.Add(1)
+	} else {
+		l.lns.Done()
+	}
+}
+
+func (l *Listeners) sweep() { l.n++ }
+
+func (l *Listeners) Serve() {
+	l.track(true)
+	defer l.track(false)
+	go l.sweep()
+	<-l.quit
+}
+
+func (l *Listeners) Close() {
+	close(l.quit)
+	l.lns.Wait()
 }
