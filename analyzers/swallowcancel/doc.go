@@ -205,7 +205,15 @@
 //     from a call given a context the function derived (WithCancel and
 //     kin) and cancels on some path other than a deferred call (`cancel()`
 //     once a callback has found what it looked for), so context.Canceled
-//     is, or may be, its own early stop;
+//     is, or may be, its own early stop; but not when the child replaced
+//     the caller's context parameter (`ctx, cancel :=
+//     context.WithCancel(ctx)`): then the caller's cancellation is dropped
+//     with the function's own stop and nothing is left to tell them
+//     apart, which is reported, for a branch that clears the error and for
+//     a filter (`err != nil && !errors.Is(err, context.Canceled)`, on any
+//     error: the test says one is expected) that falls through to a nil
+//     error, wherever the cancel call runs before the test (a callback
+//     counts from the statement that holds it);
 //   - a branch that admits only a deadline's expiry (errors.Is(err,
 //     context.DeadlineExceeded)) and answers with a stand-in made there (a
 //     call or a literal: the offline image for a timed-out fetch): a

@@ -34,7 +34,7 @@ import (
 func (s *state) checkFiltered(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt) bool {
 	errVar, errExpr, excl := s.filteredTest(n.Cond)
 	if errVar == nil {
-		return false
+		return s.checkOwnStopFilter(cur, f, n)
 	}
 	idx := analysisutil.ErrorResult(f.Sig)
 	if n.Else != nil || idx < 0 || !endsFlow(s.info, lastStmt(n.Body)) {
@@ -257,4 +257,79 @@ func (s *state) zeroExpr(e ast.Expr) bool {
 		return true
 	}
 	return false
+}
+
+// reportShadowed reports a test that lets context.Canceled of name past
+// the failure branch, to the nil-error return ret, in a function that
+// replaced its caller's context by a child it cancels itself: the filter
+// means to drop the function's own stop, but drops the caller's
+// cancellation with it, and nothing is left to tell them apart.
+func (s *state) reportShadowed(f *ctxflow.Func, n *ast.IfStmt, sp *shadowedParent, name string, ret ast.Node) {
+	ctx := sp.param.Name()
+	s.rep.Report(analysis.Diagnostic{
+		Pos: n.Pos(),
+		End: n.Cond.End(),
+		Message: fmt.Sprintf("this test drops context.Canceled from %s to stop after the function's own %s(), but %s was replaced by its child, so a cancellation by %s's caller is dropped too and %s returns a nil error for work it did not finish; keep the caller's context in its own variable and return its Err() first",
+			name, types.ExprString(sp.cancel.Fun), ctx, f.Name(), f.Name()),
+		Related: []analysis.RelatedInformation{
+			{Pos: sp.derive.Pos(), End: sp.derive.End(), Message: ctx + " is replaced by its child here, so the caller's context is out of reach"},
+			{Pos: sp.cancel.Pos(), End: sp.cancel.End(), Message: "the function cancels the child itself here"},
+			{Pos: ret.Pos(), End: ret.End(), Message: "a nil error is returned here"},
+		},
+	})
+}
+
+// checkOwnStopFilter reports a filter of context.Canceled (`err != nil &&
+// !errors.Is(err, context.Canceled)`, on any error: the test itself says
+// the author expects a cancellation in it) whose failure branch leaves and
+// whose fall-through reaches a nil-error return, in a function that
+// replaced its caller's context by a child it cancels itself before the
+// test (parentShadowed). It reports whether it did.
+func (s *state) checkOwnStopFilter(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt) bool {
+	c, ok := ast.Unparen(n.Cond).(*ast.BinaryExpr)
+	if !ok || c.Op != token.LAND || n.Else != nil || !endsFlow(s.info, lastStmt(n.Body)) {
+		return false
+	}
+	idx := analysisutil.ErrorResult(f.Sig)
+	if idx < 0 {
+		return false
+	}
+	for _, pair := range [2][2]ast.Expr{{c.X, c.Y}, {c.Y, c.X}} {
+		v, id := s.nonNilTest(pair[0])
+		if v == nil || !s.filtersCancel(pair[1], v) {
+			continue
+		}
+		sp := s.parentShadowed(f, n.Cond)
+		if sp == nil {
+			return false
+		}
+		ret, _, ok := s.nextReturn(cur, f)
+		if !ok || len(ret.Results) != f.Sig.Results().Len() || !s.returnsNilError(f, ret, idx) {
+			return false
+		}
+		s.reportShadowed(f, n, sp, id.Name, ret)
+		return true
+	}
+	return false
+}
+
+// nonNilTest matches `v != nil` (either order) for an error variable v.
+func (s *state) nonNilTest(e ast.Expr) (*types.Var, *ast.Ident) {
+	b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	if !ok || b.Op != token.NEQ {
+		return nil, nil
+	}
+	x, y := b.X, b.Y
+	if isNilExpr(s.info, x) {
+		x, y = y, x
+	}
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok || !isNilExpr(s.info, y) {
+		return nil, nil
+	}
+	v, ok := s.info.ObjectOf(id).(*types.Var)
+	if !ok || !analysisutil.IsError(v.Type()) {
+		return nil, nil
+	}
+	return v, id
 }

@@ -290,3 +290,98 @@ func (s *state) fallbackAnswer(f *ctxflow.Func, ret *ast.ReturnStmt, idx int, fr
 	}
 	return found
 }
+
+// shadowedParent is a context parameter that the function replaced by its
+// own child and then canceled itself: `ctx, cancel :=
+// context.WithCancel(ctx)` and a `cancel()` that runs before the test (not
+// the deferred one). From then on a context.Canceled may be the
+// function's own stop or the caller's cancellation, and the caller's
+// context, whose Err would tell them apart, can no longer be reached.
+type shadowedParent struct {
+	param  *types.Var
+	derive *ast.AssignStmt
+	cancel *ast.CallExpr
+}
+
+// parentShadowed returns the shadowed parent for the test node at in f,
+// or nil: a cancel call of such a child reaches at on some path.
+func (s *state) parentShadowed(f *ctxflow.Func, at ast.Node) *shadowedParent {
+	params := map[types.Object]bool{}
+	for i := range f.Sig.Params().Len() {
+		if p := f.Sig.Params().At(i); analysisutil.IsContext(p.Type()) {
+			params[p] = true
+		}
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	g := s.graphs.Func(f.Node)
+	if g == nil {
+		return nil
+	}
+	cancels := map[types.Object]*ast.AssignStmt{}
+	var sp *shadowedParent
+	// A cancel in a literal (a callback that stops the listing once it has
+	// what it wants) runs where the literal is called: from the point of
+	// the statement holding the literal on.
+	var lit *ast.FuncLit
+	var visit func(m ast.Node) bool
+	visit = func(m ast.Node) bool {
+		if sp != nil {
+			return false
+		}
+		switch m := m.(type) {
+		case *ast.FuncLit:
+			if lit == nil {
+				lit = m
+				ast.Inspect(m.Body, visit)
+				lit = nil
+				return false
+			}
+		case *ast.DeferStmt:
+			return false // defer cancel(): the release on the way out
+		case *ast.AssignStmt:
+			if len(m.Lhs) != 2 || len(m.Rhs) != 1 {
+				return true
+			}
+			c, ok := ast.Unparen(m.Rhs[0]).(*ast.CallExpr)
+			if !ok || len(c.Args) == 0 {
+				return true
+			}
+			fn := analysisutil.Callee(s.info, c)
+			if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" || !strings.HasPrefix(fn.Name(), "With") {
+				return true
+			}
+			lc, ok1 := ast.Unparen(m.Lhs[0]).(*ast.Ident)
+			lk, ok2 := ast.Unparen(m.Lhs[1]).(*ast.Ident)
+			arg, ok3 := ast.Unparen(c.Args[0]).(*ast.Ident)
+			if ok1 && ok2 && ok3 && lk.Name != "_" && params[s.info.ObjectOf(lc)] && s.info.ObjectOf(lc) == s.info.ObjectOf(arg) {
+				cancels[s.info.ObjectOf(lk)] = m
+			}
+		case *ast.CallExpr:
+			fid, ok := ast.Unparen(m.Fun).(*ast.Ident)
+			if !ok {
+				return true
+			}
+			as := cancels[s.info.ObjectOf(fid)]
+			if as == nil {
+				return true
+			}
+			var at0 ast.Node = m
+			if lit != nil {
+				at0 = lit
+			}
+			p, ok := g.Locate(at0)
+			if !ok {
+				return true
+			}
+			if _, reaches := g.Reaches(p, func(n ast.Node) bool { return n == at }, nil); reaches {
+				lc := ast.Unparen(as.Lhs[0]).(*ast.Ident)
+				sp = &shadowedParent{param: s.info.ObjectOf(lc).(*types.Var), derive: as, cancel: m}
+			}
+		}
+		return true
+	}
+	ast.Inspect(f.Body, visit)
+	return sp
+}

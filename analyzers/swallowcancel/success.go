@@ -361,6 +361,9 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		s.checkUnrecorded(f, n.Body.List[0], t.Ctx, n, n.Cond)
 	}
 	if t.Err != nil && t.Canceled && s.selfCanceled(cur, f, n, t.Err) {
+		if sp := s.parentShadowed(f, n.Cond); sp != nil && s.clearsError(f, n, t) {
+			s.reportShadowed(f, n, sp, types.ExprString(t.Err), n.Body)
+		}
 		return // the function's own early stop
 	}
 	if s.clearsError(f, n, t) {
