@@ -154,8 +154,12 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 
 	// Pick the context the fresh one replaces.
 	reach, ok := st.contextInReach(cur, f)
+	lifetime := false
 	if !ok {
-		return analysis.Diagnostic{}, false
+		if reach, ok = st.lifetimeInReach(cur, f); !ok {
+			return analysis.Diagnostic{}, false
+		}
+		lifetime = true
 	}
 	if st.afterEnd(cur, f, call) || st.nilFallback(cur, f) || st.inAfterFunc(cur) || st.rebasedWith(cur, call) || st.justified(cur, call) {
 		return analysis.Diagnostic{}, false
@@ -178,6 +182,9 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 		fl.kind = useCleanup
 	}
 	logCall := analysisutil.IsLogCall(pass.TypesInfo, fl.call)
+	if lifetime && (logCall || fl.kind == useCleanup || fl.kind == useCall && cleanupName(calleeName(pass.TypesInfo, fl.call))) {
+		return analysis.Diagnostic{}, false // records and cleanups need no lifetime
+	}
 	if logCall && st.res.ValueLess(reach) {
 		// The context in reach was made from Background with cancels and
 		// deadlines only: the record loses no value.
@@ -230,6 +237,14 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 	default:
 		d.Message = fmt.Sprintf("%s in %s cuts off %s: work under %s keeps running after the caller's deadline passes or it is canceled",
 			name, funcName(f), reach.Expr, consumer)
+		if lifetime {
+			top := f
+			for top.Parent != nil {
+				top = top.Parent
+			}
+			d.Message = fmt.Sprintf("%s in the goroutine started by %s cuts its work under %s off from %s, the context %s keeps for its lifetime: when %s is canceled at shutdown, the goroutine keeps running; derive its context from %s",
+				name, funcName(top), consumer, reach.Expr, reach.Obj.Name(), reach.Expr, reach.Expr)
+		}
 		if fl.call.Pos() > call.End() || fl.call.End() < call.Pos() {
 			// ctx = context.Background() ... f2(ctx): where the cut-off
 			// context is used.
@@ -239,7 +254,12 @@ func (st *state) check(cfg Config, cur inspector.Cursor, call *ast.CallExpr) (an
 			d.Message = fmt.Sprintf("%s passed to %s in %s drops the values of %s: the record loses whatever the logger reads from it (trace and request IDs)",
 				name, consumer, funcName(f), reach.Expr)
 		}
-		if exprOK && !st.selfAssign(cur, reach) {
+		if lifetime && exprOK {
+			d.SuggestedFixes = []analysis.SuggestedFix{{
+				Message:   "Use the lifetime context " + reach.Expr,
+				TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: []byte(reach.Expr)}},
+			}}
+		} else if exprOK && !st.selfAssign(cur, reach) {
 			d.SuggestedFixes = []analysis.SuggestedFix{{
 				Message:   "Use the context in reach",
 				TextEdits: []analysis.TextEdit{{Pos: call.Pos(), End: call.End(), NewText: []byte(reach.Expr)}},
@@ -344,6 +364,36 @@ func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.
 			return c, true
 		}
 		if usesContext(st.pass.TypesInfo, goLit.Body, c) {
+			return c, true
+		}
+	}
+	return ctxflow.Context{}, false
+}
+
+// lifetimeInReach returns a context field of the receiver when cur is in
+// a goroutine literal (started by a go statement) of a method, other than
+// a shutdown method, that its spawner does not wait for: a goroutine meant
+// to outlive the call, whose natural parent is the context the receiver
+// keeps for its lifetime (`h.appCtx`, or one it creates and cancels
+// itself), so that shutting the receiver down ends it. A fresh root there
+// escapes the shutdown.
+func (st *state) lifetimeInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.Context, bool) {
+	lit := st.enclosingGoLit(cur)
+	if lit == nil || shutdownMethod(f) {
+		return ctxflow.Context{}, false
+	}
+	started := false
+	for c := range st.ins.Root().Preorder((*ast.GoStmt)(nil)) {
+		if gs := c.Node().(*ast.GoStmt); ast.Unparen(gs.Call.Fun) == ast.Expr(lit) {
+			started = true
+			break
+		}
+	}
+	if !started {
+		return ctxflow.Context{}, false
+	}
+	for _, c := range f.Contexts {
+		if c.Kind == ctxflow.FieldContext && !inside(c.Obj.Pos(), lit) {
 			return c, true
 		}
 	}

@@ -151,7 +151,13 @@
 //     owns goroutine lifetimes). A goroutine that uses the spawner's context
 //     and also makes a fresh one is reported, and so is one its spawner waits
 //     for on every path (a local WaitGroup, a done channel): its work is the
-//     spawner's. Literals run later or once for
+//     spawner's. So is a fresh root in a `go func() {...}()` literal of a
+//     method (not a shutdown method) whose receiver keeps a context field
+//     (`h.appCtx`, or a context it creates and cancels itself): the
+//     goroutine is meant to outlive the call, and its natural parent is
+//     that lifetime context, so that shutting the receiver down ends it;
+//     the fix uses the field (log records and cleanups stay quiet).
+//     Literals run later or once for
 //     many callers (time.AfterFunc, called directly or through a package
 //     variable that holds it, such as a seam for tests, callbacks stored
 //     in a field or a
