@@ -46,6 +46,12 @@
 //     where a limit ran out (fix: context.WithTimeout(p, d), when the timer
 //     follows the WithCancel and is only stopped; a timer that is Reset, or
 //     whose function does more than cancel, is left alone);
+//   - a branch taken on the context's end that returns a local error
+//     variable which, on some path, still holds a new error set before
+//     (the last attempt's failure of a retry loop, `case <-ctx.Done():
+//     return lastErr` after `lastErr = &statusError{code}`): the values it
+//     can hold there are its reaching definitions (flow's DefsReaching),
+//     and one new error among them is enough; fix: wrap the cause too;
 //   - a cancellation reported as a timeout: `case <-ctx.Done(): return
 //     ErrTimeout`, or `errors.Is(err, context.Canceled) || errors.Is(err,
 //     context.DeadlineExceeded)` mapped to a sentinel whose name or message
@@ -117,7 +123,9 @@
 //     implementation of it in the package that declares the interface) or
 //     that never fails (the NilErrors fact: every return gives nil); errors
 //     formatted after the function already tested for cancellation and
-//     returned (if ctx.Err() != nil { return ctx.Err() });
+//     returned (if ctx.Err() != nil { return ctx.Err() }, or `if err :=
+//     ctx.Err(); err != nil { return err }`: the variable is defined from
+//     the context's Err);
 //   - == against context.Canceled on a parameter of a helper that every
 //     call in the package gives ctx.Err(), a sentinel or an error that
 //     carries no cancellation (mapErr(ctx.Err()) receives the bare

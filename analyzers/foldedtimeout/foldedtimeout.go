@@ -302,7 +302,13 @@ func (s *state) cancelHandledBefore(cur inspector.Cursor) bool {
 		case ast.Stmt:
 			for p, ok := c.PrevSibling(); ok; p, ok = p.PrevSibling() {
 				is, ok := p.Node().(*ast.IfStmt)
-				if !ok || len(is.Body.List) == 0 || !s.res.ChecksCancel(is.Cond) {
+				if !ok || len(is.Body.List) == 0 {
+					continue
+				}
+				// ctx.Err() != nil, errors.Is(err, context.Canceled), or
+				// `ctxErr := ctx.Err(); ctxErr != nil` (a variable defined
+				// from a context's Err).
+				if _, isTest := s.res.CancelTestOf(is.Cond); !isTest && !s.res.ChecksCancel(is.Cond) {
 					continue
 				}
 				if _, ok := is.Body.List[len(is.Body.List)-1].(*ast.ReturnStmt); ok {

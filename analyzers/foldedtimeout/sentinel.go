@@ -80,6 +80,7 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 		isNilVar := s.nilAt(f, ret)
 		kind, name := s.newError(e, isNilVar)
 		if kind == "" {
+			s.checkStaleError(f, ret, e, ctx, errExpr)
 			continue
 		}
 		timeout := timeoutWord().MatchString(name)
@@ -114,6 +115,62 @@ func (s *state) checkReturns(cur inspector.Cursor, body []ast.Stmt, ctx, errExpr
 			Message:        msg,
 			SuggestedFixes: s.wrapCauseFixes(e, ctx, errExpr),
 		})
+	}
+}
+
+// checkStaleError reports a branch taken on the context's end that
+// returns a local error variable which, on some path, still holds a new
+// error made before the end (the last attempt's failure of a retry loop,
+// `lastErr = &statusError{code}`): the caller is told of that failure, not
+// of the cancellation, and errors.Is(err, context.Canceled) is false. The
+// variable's values at the return are its reaching definitions; one that
+// is a new error (errors.New, fmt.Errorf without %w, a sentinel, an error
+// literal) is enough.
+func (s *state) checkStaleError(f *ctxflow.Func, ret *ast.ReturnStmt, e, ctx, errExpr ast.Expr) {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return
+	}
+	v, ok := s.info.Uses[id].(*types.Var)
+	if !ok || v.Pkg() != s.pass.Pkg || v.Parent() == v.Pkg().Scope() || !analysisutil.IsError(v.Type()) {
+		return
+	}
+	g := s.graphs.Func(f.Node)
+	if g == nil {
+		return
+	}
+	defs, _, ok := g.DefsReaching(v, ret)
+	if !ok {
+		return
+	}
+	for _, d := range defs {
+		val := g.DefValue(d, v)
+		if val == nil {
+			continue
+		}
+		kind, name := s.newError(val, nil)
+		if kind == "" {
+			continue
+		}
+		what := endOf(ctx, errExpr)
+		line := s.pass.Fset.Position(d.Pos()).Line
+		desc := kind
+		if kind == "sentinel" {
+			desc = "sentinel " + types.ExprString(val)
+		}
+		msg := fmt.Sprintf("%s can still hold the %s set at line %d when this branch returns it in place of %s: the caller is told of that failure and errors.Is(err, context.Canceled) is false; wrap the cause too",
+			id.Name, desc, line, what)
+		if timeoutWord().MatchString(name) {
+			msg = fmt.Sprintf("%s can still hold the timeout %s set at line %d when this branch returns it in place of %s: a canceled request is reported as a timeout and errors.Is(err, context.Canceled) is false; wrap the cause too",
+				id.Name, desc, line, what)
+		}
+		s.rep.Report(analysis.Diagnostic{
+			Pos: e.Pos(), End: e.End(),
+			Message:        msg,
+			Related:        []analysis.RelatedInformation{{Pos: val.Pos(), End: val.End(), Message: id.Name + " is set to a new error here"}},
+			SuggestedFixes: s.wrapCauseFixes(e, ctx, errExpr),
+		})
+		return
 	}
 }
 

@@ -24,7 +24,13 @@
 //     avoids a set of blocks and passes another: "can the loop go round
 //     without looking at its context";
 //   - Reaches: does some path from a point reach a node that satisfies a
-//     predicate, without passing a node that satisfies another.
+//     predicate, without passing a node that satisfies another;
+//   - DefsReaching and DefValue: the reaching definitions of a local
+//     variable at a node (the assignments, declarations, range clauses and
+//     select receives from which some path gets there without another
+//     assignment of it, and whether the value on entry does), and what each
+//     assigns: "which errors can this return give back". Unknown when the
+//     variable's address is taken or a function literal assigns it.
 //
 // Predicates see the graph's nodes: statements and expressions at the top
 // level of a block (an if statement's condition, an assignment, a return),

@@ -110,6 +110,36 @@ var probe = &analysis.Analyzer{
 					pass.Reportf(call.Pos(), "maybe non-nil here")
 				}
 			}
+			// For each statement defsHere(v), list the definitions of v
+			// that reach it.
+			for sc := range cur.Preorder((*ast.ExprStmt)(nil)) {
+				es := sc.Node().(*ast.ExprStmt)
+				call, ok := es.X.(*ast.CallExpr)
+				if !ok || len(call.Args) != 1 || res.Func(enclosingFunc(sc)) != g {
+					continue
+				}
+				if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "defsHere" {
+					continue
+				}
+				v, _ := pass.TypesInfo.Uses[call.Args[0].(*ast.Ident)].(*types.Var)
+				defs, entry, ok := g.DefsReaching(v, es)
+				if !ok {
+					pass.Reportf(call.Pos(), "defs unknown")
+					continue
+				}
+				var lines []string
+				for _, d := range defs {
+					line := fmt.Sprint(pass.Fset.Position(d.Pos()).Line)
+					if val := g.DefValue(d, v); val != nil {
+						line += "=" + types.ExprString(val)
+					}
+					lines = append(lines, line)
+				}
+				if entry {
+					lines = append(lines, "entry")
+				}
+				pass.Reportf(call.Pos(), "defs %s", strings.Join(lines, " "))
+			}
 			// Locate every call of locate() and say in which block kind it is.
 			for cc := range cur.Preorder((*ast.CallExpr)(nil)) {
 				call := cc.Node().(*ast.CallExpr)
@@ -155,5 +185,5 @@ func nodeText(pass *analysis.Pass, n ast.Node) string {
 }
 
 func TestQueries(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), probe, "a", "nils")
+	analysistest.Run(t, analysistest.TestData(), probe, "a", "nils", "defs")
 }

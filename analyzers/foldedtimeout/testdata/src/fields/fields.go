@@ -26,6 +26,33 @@ func forward(ctx context.Context, node, k string) ([]byte, error) {
 	return v, nil
 }
 
+// Near-miss: the context's own error is returned first, kept in a
+// variable of the if statement; once ctx.Err() is nil, err cannot carry
+// ctx's cancellation.
+func forwardChecked(ctx context.Context, node, k string) ([]byte, error) {
+	v, err := get(ctx, k)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, &RemoteError{Node: node, Message: err.Error()}
+	}
+	return v, nil
+}
+
+// The test of the variable that holds ctx.Err() returns nothing: err goes
+// on to lose its cancellation.
+func forwardLogged(ctx context.Context, node, k string) ([]byte, error) {
+	v, err := get(ctx, k)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			println(ctxErr.Error())
+		}
+		return nil, &RemoteError{Node: node, Message: err.Error()} // want `RemoteError keeps only the text of err in its field Message`
+	}
+	return v, nil
+}
+
 type WireError struct {
 	Message string
 	Cause   error

@@ -132,3 +132,31 @@ func twiceFix(ctx context.Context, a, b string) error {
 	}
 	return nil
 }
+
+type codeError struct{ code int }
+
+func (e *codeError) Error() string { return fmt.Sprint("code ", e.code) }
+
+func tryOnce(ctx context.Context) (int, error) { return 0, ctx.Err() }
+
+// The last failure is returned when ctx ends: the fix wraps the cause too.
+func retryLast(ctx context.Context, tick <-chan struct{}) (int, error) {
+	var lastErr error
+	for {
+		select {
+		case <-ctx.Done():
+			return 0, lastErr // want `lastErr can still hold the error value set at line`
+		case <-tick:
+		}
+		code, err := tryOnce(ctx)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if code >= 500 {
+			lastErr = &codeError{code}
+			continue
+		}
+		return code, nil
+	}
+}

@@ -1,0 +1,174 @@
+package flow
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/cfg"
+)
+
+// DefsReaching returns the reaching definitions of v at the node at: the
+// statements of the function that assign v (an assignment, a var
+// declaration, a range clause, an increment, a select case's receive) and
+// reach at on some path that passes no other assignment of v, in source
+// order. entry reports whether some path from the function's entry reaches
+// at with no assignment of v at all (the argument of a parameter, or the
+// value of a variable declared outside the function). ok is false when the
+// definitions of v cannot all be seen: its address is taken, or a function
+// literal assigns it.
+func (g *Graph) DefsReaching(v *types.Var, at ast.Node) (defs []ast.Node, entry, ok bool) {
+	target, found := g.Locate(at)
+	if !found || v == nil {
+		return nil, false, false
+	}
+	opaque := false
+	ast.Inspect(g.Body, func(n ast.Node) bool {
+		if opaque {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && g.isVar(n.X, v) {
+				opaque = true
+			}
+		case *ast.FuncLit:
+			if Mentions(n.Body, func(m ast.Node) bool { return g.assignsVar(m, v) != nil }) {
+				opaque = true
+			}
+			return false
+		}
+		return true
+	})
+	if opaque {
+		return nil, false, false
+	}
+	tnode := target.Node()
+	isTarget := func(n ast.Node) bool { return n == tnode }
+	// The operand of a range that assigns v stands for the assignment at
+	// the loop's head (see NodesOf).
+	ranged := map[ast.Node]bool{}
+	for _, b := range g.CFG.Blocks {
+		if rs, isRange := b.Stmt.(*ast.RangeStmt); isRange && b.Kind == cfg.KindRangeLoop && (g.isVar(rs.Key, v) || g.isVar(rs.Value, v)) {
+			ranged[rs.X] = true
+		}
+	}
+	stop := func(n ast.Node) bool { return ranged[n] || g.assignsVar(n, v) != nil }
+	// afterEntry reports whether a path from just after the event that
+	// enters b reaches at with no other assignment.
+	afterEntry := func(b *cfg.Block) bool {
+		for _, n := range b.Nodes {
+			if g.isComm(n) {
+				continue
+			}
+			if isTarget(n) {
+				return true
+			}
+			if stop(n) {
+				return false
+			}
+		}
+		for _, s := range b.Succs {
+			if _, hit := g.Reaches(Point{s, 0}, isTarget, stop); hit {
+				return true
+			}
+		}
+		return false
+	}
+	for _, b := range g.CFG.Blocks {
+		if !b.Live {
+			continue
+		}
+		if rs, isRange := b.Stmt.(*ast.RangeStmt); isRange && b.Kind == cfg.KindRangeLoop && (g.isVar(rs.Key, v) || g.isVar(rs.Value, v)) {
+			// Each round's element is assigned as the head is entered.
+			if afterEntry(b) && !slices.Contains(defs, ast.Node(rs)) {
+				defs = append(defs, rs)
+			}
+		}
+		if cc, isCase := b.Stmt.(*ast.CommClause); isCase && b.Kind == cfg.KindSelectCaseBody && cc.Comm != nil && g.assignsVar(cc.Comm, v) != nil {
+			if afterEntry(b) {
+				defs = append(defs, cc.Comm)
+			}
+		}
+		for i, n := range b.Nodes {
+			if g.isComm(n) {
+				continue
+			}
+			d := g.assignsVar(n, v)
+			if d == nil {
+				continue
+			}
+			if _, hit := g.Reaches(Point{b, i + 1}, isTarget, stop); hit {
+				defs = append(defs, d)
+			}
+		}
+	}
+	_, entry = g.Reaches(g.Entry(), isTarget, stop)
+	slices.SortFunc(defs, func(a, b ast.Node) int { return int(a.Pos() - b.Pos()) })
+	return defs, entry, true
+}
+
+// DefValue returns the expression a definition found by DefsReaching
+// assigns to v, or nil when it is not one expression of its own (a
+// tuple from a call, a range element, an increment, a declaration
+// without a value).
+func (g *Graph) DefValue(def ast.Node, v *types.Var) ast.Expr {
+	switch d := def.(type) {
+	case *ast.AssignStmt:
+		if len(d.Lhs) != len(d.Rhs) {
+			return nil
+		}
+		for i, l := range d.Lhs {
+			if g.isVar(l, v) {
+				return d.Rhs[i]
+			}
+		}
+	case *ast.ValueSpec:
+		if len(d.Names) != len(d.Values) {
+			return nil
+		}
+		for i, n := range d.Names {
+			if g.info.Defs[n] == v {
+				return d.Values[i]
+			}
+		}
+	}
+	return nil
+}
+
+// assignsVar returns the part of the top-level node n that assigns v (the
+// assignment, the value spec, the increment), or nil.
+func (g *Graph) assignsVar(n ast.Node, v *types.Var) ast.Node {
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		for _, l := range n.Lhs {
+			if g.isVar(l, v) {
+				return n
+			}
+		}
+	case *ast.IncDecStmt:
+		if g.isVar(n.X, v) {
+			return n
+		}
+	case *ast.ValueSpec:
+		for _, name := range n.Names {
+			if g.info.Defs[name] == v {
+				return n
+			}
+		}
+	case *ast.DeclStmt:
+		if gd, ok := n.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+			for _, spec := range gd.Specs {
+				if vs, ok := spec.(*ast.ValueSpec); ok {
+					for _, name := range vs.Names {
+						if g.info.Defs[name] == v {
+							return vs
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
