@@ -138,8 +138,11 @@
 // appended to a slice; captured by a goroutine; passed to a function that
 // releases or keeps its parameter (the "releases its parameter N" fact,
 // computed across packages by passes/ownership) or to code the check cannot
-// see (a function value, an interface method); released in a deferred
-// closure. A store is no hand-off when the same function takes the entry
+// see (a function value, an interface method), unless the function goes on
+// to release the lease itself on a path where that call succeeded (the
+// callee only borrowed it; a release only under the call's own `if err !=
+// nil` is the cleanup of a hand-off that failed, and the success path leaves
+// the lease with the callee); released in a deferred closure. A store is no hand-off when the same function takes the entry
 // back (delete(m, k) on the same map and key, or x.f = nil on the same
 // field): the registration lasts only for the function's run, so a return
 // that skips the release leaves the entry and the lease behind. A field
@@ -147,7 +150,9 @@
 // context.WithCancel(ctx)`) is no owner yet: the value holds the lease
 // until it is handed on (returned, stored, passed), released through the
 // field (cl.cancel()) or given to one of its own methods, which may
-// release it; a return that drops the value drops the lease. A variable
+// release it; a return that drops the value drops the lease. So is a
+// value the function builds around the lease, `w := &watcher{cancel:
+// cancel}`: from that statement the variable holds the lease. A variable
 // that takes one lease from either of two acquisitions (an if and its
 // else) and loses it through the same returns is reported once. Paths on
 // which the acquisition failed (its error is not nil, or
@@ -192,7 +197,11 @@
 // release before each return that misses it (and at the end of the loop
 // body, for a lease acquired in a loop), when the variable is in scope
 // there and the return is never reached with a failed acquisition. A
-// discarded cancel function is named and deferred.
+// discarded cancel function is named and deferred. No fix is offered for a
+// lease a value still uses after the function returns (stored in a field,
+// an element or a package variable, sent, or given to a call whose result
+// the function returns or stores): a release on the way out would close
+// what that value works with.
 //
 // Configuration (JSON): {"leases": [{"acquire": "example.com/pool.Get",
 // "release": "Put"}, {"acquire": "(*example.com/db.Pool).Lease", "release":

@@ -134,6 +134,7 @@ func (l *lease) check() {
 	}
 	fired := l.firedTimer()
 	registered := l.registrations()
+	held := map[ast.Node]bool{}
 	w := &walker{
 		enters: fired.enters,
 		stable: f.stableConds(),
@@ -160,6 +161,18 @@ func (l *lease) check() {
 			u := f.s.own.UseOf(n, l.objs, l.kind())
 			if u == ownership.HandOff && f.s.own.LentOnly(n, l.objs, l.kind()) && l.releasedAfter(n) {
 				return false // lent to a callback; the function still closes it
+			}
+			if u == ownership.HandOff {
+				// w := &watcher{cancel: cancel}: the value the function
+				// made holds the lease from here; it is judged as a
+				// lease of its own, once.
+				if h := l.heldBy(n); h != nil {
+					if !held[n] {
+						held[n] = true
+						h.check()
+					}
+					return true
+				}
 			}
 			return u != ownership.Borrow
 		},
@@ -527,6 +540,102 @@ func (l *lease) handedOff() bool {
 	return false
 }
 
+// kept reports whether the lease outlives the function in a value that
+// still uses it, though no owner that releases it takes it: it is stored
+// (a field, an element, a package variable, a send: storesLease), or given
+// to a call whose result the function returns or stores (s, err :=
+// newSession(conn); return s, nil). Releasing it on the way out would break
+// that value, so no fix is offered.
+func (l *lease) kept() bool {
+	info := l.f.info()
+	holds := map[*ast.CallExpr]bool{}
+	kept := false
+	ast.Inspect(l.f.body, func(n ast.Node) bool {
+		if kept {
+			return false
+		}
+		if l.storesLease(n) {
+			if _, isRet := n.(*ast.ReturnStmt); !isRet {
+				kept = true
+				return false
+			}
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		lends := false
+		for _, a := range call.Args {
+			if id, ok := ast.Unparen(a).(*ast.Ident); ok && l.objs[info.Uses[id]] {
+				lends = true
+			}
+		}
+		if lends {
+			if r, ok := info.TypeOf(call).(*types.Tuple); !ok || r.Len() > 0 {
+				holds[call] = true
+			}
+		}
+		return true
+	})
+	if kept || len(holds) == 0 {
+		return kept
+	}
+	// The locals the lending calls' results go to, and whether any of them
+	// (or the call itself) is returned or stored.
+	vars := map[types.Object]bool{}
+	ast.Inspect(l.f.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Rhs) == 1 {
+				if c, ok := ast.Unparen(n.Rhs[0]).(*ast.CallExpr); ok && holds[c] {
+					for _, lhs := range n.Lhs {
+						if id, ok := lhs.(*ast.Ident); ok && id.Name != "_" {
+							if o := info.ObjectOf(id); o != nil && !analysisutil.IsError(o.Type()) {
+								vars[o] = true
+							}
+						}
+					}
+				}
+			}
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				if c, ok := ast.Unparen(r).(*ast.CallExpr); ok && holds[c] {
+					kept = true
+				}
+			}
+		}
+		return !kept
+	})
+	if kept || len(vars) == 0 {
+		return kept
+	}
+	ast.Inspect(l.f.body, func(n ast.Node) bool {
+		if kept {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				if id, ok := ast.Unparen(r).(*ast.Ident); ok && vars[info.Uses[id]] {
+					kept = true
+				}
+			}
+		case *ast.AssignStmt:
+			if len(n.Lhs) == len(n.Rhs) {
+				for i, r := range n.Rhs {
+					if id, ok := ast.Unparen(r).(*ast.Ident); ok && vars[info.Uses[id]] {
+						if _, local := n.Lhs[i].(*ast.Ident); !local {
+							kept = true
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	return kept
+}
+
 // fix returns the suggested fix: a deferred release right after the
 // acquisition (or its error check) when the function never hands the
 // lease off and the acquisition is not in a loop; otherwise a release
@@ -536,6 +645,11 @@ func (l *lease) fix(out *outcome) (analysis.SuggestedFix, bool) {
 	if k.Fix == "" || l.id == nil || len(out.hits) > 0 || l.acq.MayBeNil {
 		// A lease the acquirer may return as nil needs a nil check
 		// before its release: left to the author.
+		return analysis.SuggestedFix{}, false
+	}
+	if l.kept() {
+		// Stored in a field, or in a value the function returns: a
+		// release on the way out would close what the value still uses.
 		return analysis.SuggestedFix{}, false
 	}
 	release := fmt.Sprintf(k.Fix, l.id.Name)
@@ -838,7 +952,22 @@ func (l *lease) releasedAfter(n ast.Node) bool {
 	own := l.f.s.own
 	stop := func(m ast.Node) bool { return m == l.stmt }
 	next := l.kind().NextCloses
-	if _, ok := g.Reaches(p.Next(), func(m ast.Node) bool {
+	// A release reached only through the failure branch of the lending
+	// call's own error (s, err := d.negotiate(conn); if err != nil {
+	// conn.Close() }) is the cleanup of a hand-off that did not happen:
+	// on success the callee kept the lease.
+	var edge func(*cfg.Block, int) bool
+	if errObj := l.lendingErr(n); errObj != nil {
+		info := l.f.info()
+		edge = func(b *cfg.Block, i int) bool {
+			if len(b.Succs) != 2 || len(b.Nodes) == 0 {
+				return true
+			}
+			cond, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+			return !ok || !isBool(info, cond) || !impliesFailed(info, cond, i == 0, errObj, nil)
+		}
+	}
+	if _, ok := g.ReachesEdges(p.Next(), func(m ast.Node) bool {
 		if m == n {
 			return false
 		}
@@ -847,7 +976,7 @@ func (l *lease) releasedAfter(n ast.Node) bool {
 			return true
 		}
 		return own.UseOf(m, l.objs, l.kind()) == ownership.Release
-	}, stop); !ok {
+	}, stop, edge); !ok {
 		return false
 	}
 	// A function that later stores the lease, returns it or sends it
@@ -855,6 +984,40 @@ func (l *lease) releasedAfter(n ast.Node) bool {
 	// ambiguous, and the lend stays a hand-off.
 	_, stored := g.Reaches(p.Next(), func(m ast.Node) bool { return m != n && l.storesLease(m) }, stop)
 	return !stored
+}
+
+// lendingErr returns the error variable that the statement n, which lends
+// the lease to a call, assigns from that call's error result (s, err :=
+// d.negotiate(ctx, conn)), or nil.
+func (l *lease) lendingErr(n ast.Node) types.Object {
+	as, ok := n.(*ast.AssignStmt)
+	if !ok || len(as.Rhs) != 1 {
+		return nil
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	info := l.f.info()
+	lends := false
+	for _, a := range call.Args {
+		if id, ok := ast.Unparen(a).(*ast.Ident); ok && l.objs[info.Uses[id]] {
+			lends = true
+		}
+	}
+	if !lends {
+		return nil
+	}
+	sig, _ := info.TypeOf(call.Fun).Underlying().(*types.Signature)
+	idx := analysisutil.ErrorResult(sig)
+	if idx < 0 || idx >= len(as.Lhs) || sig.Results().Len() != len(as.Lhs) {
+		return nil
+	}
+	id, ok := ast.Unparen(as.Lhs[idx]).(*ast.Ident)
+	if !ok || id.Name == "_" {
+		return nil
+	}
+	return info.ObjectOf(id)
 }
 
 // storesLease reports whether n puts the lease somewhere that outlives the
@@ -875,6 +1038,9 @@ func (l *lease) storesLease(n ast.Node) bool {
 				continue
 			}
 			if id, ok := ast.Unparen(n.Lhs[i]).(*ast.Ident); ok {
+				if id.Name == "_" {
+					continue // dropped, not stored
+				}
 				if v, ok := info.ObjectOf(id).(*types.Var); ok && v.Parent() != nil && v.Parent() != v.Pkg().Scope() {
 					continue // a local alias
 				}

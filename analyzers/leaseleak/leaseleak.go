@@ -372,6 +372,77 @@ func (f *function) freshHolder(e ast.Expr, a *ownership.Acquisition) (*ast.Ident
 	return x, &acq
 }
 
+// heldBy returns, when the statement n puts the lease in a field of a
+// composite literal that it assigns to a new local variable (w :=
+// &watcher{cancel: cancel}, s := session{conn: c}), a lease on that
+// variable: the value the function made holds the lease now, released
+// through the field (w.cancel()) or by any method of its type, and
+// handed on with the value (returned, stored, passed). A return that
+// drops the value drops the lease. Kinds released through a field of
+// their own (a response's Body) are left alone, as freshHolder does.
+func (l *lease) heldBy(n ast.Node) *lease {
+	f := l.f
+	info := f.info()
+	as, ok := n.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != len(as.Rhs) || l.kind().Field != "" {
+		return nil
+	}
+	for i, rhs := range as.Rhs {
+		e := ast.Unparen(rhs)
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = ast.Unparen(u.X)
+		}
+		lit, ok := e.(*ast.CompositeLit)
+		if !ok {
+			continue
+		}
+		if _, isStruct := info.TypeOf(lit).Underlying().(*types.Struct); !isStruct {
+			continue
+		}
+		var field *ast.Ident
+		for _, elt := range lit.Elts {
+			kv, ok := elt.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			if vid, ok := ast.Unparen(kv.Value).(*ast.Ident); ok && l.objs[info.Uses[vid]] {
+				field, _ = kv.Key.(*ast.Ident)
+			}
+		}
+		id, ok := as.Lhs[i].(*ast.Ident)
+		if field == nil || !ok || id.Name == "_" {
+			continue
+		}
+		v, ok := info.Defs[id].(*types.Var)
+		if !ok {
+			continue
+		}
+		g := f.s.paths.Func(f.cur.Node())
+		if g == nil {
+			return nil
+		}
+		p, ok := g.Locate(n)
+		if !ok {
+			return nil
+		}
+		k := *l.kind()
+		k.Field = field.Name
+		k.Release = slices.Clone(k.Release)
+		if k.Fix == "%s()" {
+			k.Fix = "%s." + field.Name + "()"
+		} else {
+			k.Fix = ""
+		}
+		for _, m := range typeutil.IntuitiveMethodSet(v.Type(), nil) {
+			k.Release = append(k.Release, m.Obj().Name())
+		}
+		acq := *l.acq
+		acq.Kind = &k
+		return &lease{f: f, acq: &acq, call: l.call, stmt: n, block: p.Block, index: p.Index, id: id, obj: v}
+	}
+	return nil
+}
+
 // madeHere reports whether v, a local variable, is defined by a
 // composite literal, &T{...} or new(T), or declared without a value.
 func (f *function) madeHere(v *types.Var) bool {

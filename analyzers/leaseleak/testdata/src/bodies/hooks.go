@@ -84,3 +84,45 @@ func (s *session) open(ctx context.Context, c *http.Client, url string) error {
 	s.stream = resp
 	return nil
 }
+
+type stream struct{ resp *http.Response }
+
+type dialer struct {
+	negotiate func(ctx context.Context, resp *http.Response) (*stream, error)
+}
+
+// dial closes the body only when the negotiation that took it fails: on
+// success the stream it returns holds the body, so the return of the
+// stream is no leak.
+func (d *dialer) dial(ctx context.Context, c *http.Client, req *http.Request) (*stream, error) {
+	resp, err := c.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	st, err := d.negotiate(ctx, resp)
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// dialChecked closes the body after a negotiation that succeeded too: the
+// negotiation only borrowed it, and the early return on a bad status
+// leaves it open.
+func (d *dialer) dialChecked(ctx context.Context, c *http.Client, req *http.Request) (*stream, error) {
+	resp, err := c.Do(req.WithContext(ctx)) // want `the response body resp.Body from \(\*http.Client\).Do is not closed on the path through the return`
+	if err != nil {
+		return nil, err
+	}
+	st, err := d.negotiate(ctx, resp)
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	resp.Body.Close()
+	return st, nil
+}
