@@ -62,7 +62,10 @@
 //     or a test that holds once the context has ended (`if ctx.Err() !=
 //     nil`) from which the method can return without recording an error in
 //     the receiver (an iterator's Next returning false with its error field
-//     unset ends the iteration as complete),
+//     unset ends the iteration as complete; so does the body of an
+//     iterator the method returns, `return func(yield func(T) bool) {
+//     ... }`: a function literal of a method, without an error result,
+//     records in the method's receiver),
 //     when the method records its other failures there and the type hands
 //     that field out (an error field that a method without parameters
 //     returns, an Err accessor; recorded by assigning it or calling the
@@ -70,6 +73,13 @@
 //     deferred one): whoever waits on the work reads a nil error for work
 //     that was canceled (fix: call the setter with ctx.Err(), or assign it
 //     to the field when the type has no setter);
+//   - a test that the function's context has ended (`if ctx.Err() !=
+//     nil`, outside loops) whose branch neither leaves nor sets an error
+//     the function returns, only notes the end (a log, a field of the
+//     result), when every return reachable from the branch gives a nil
+//     error: the function saw that it was canceled and reports the work
+//     done (fix: return the next return's results with ctx.Err(), when
+//     that return follows the branch);
 //   - a dead store: the error assigned to a variable that every path
 //     overwrites before anything reads it (`v, err := f(ctx); _, err =
 //     w.Write(v)`), asked of the control-flow graph (variables a function
@@ -213,7 +223,12 @@
 //     a filter (`err != nil && !errors.Is(err, context.Canceled)`, on any
 //     error: the test says one is expected) that falls through to a nil
 //     error, wherever the cancel call runs before the test (a callback
-//     counts from the statement that holds it);
+//     counts from the statement that holds it); and a stop: a function
+//     that calls a cancel function it holds (a context.CancelFunc or
+//     CancelCauseFunc field or variable, not deferred) on every path
+//     before the test, of an error no call given one of its context
+//     parameters produced (`w.cancel(); err := <-w.done`, `s.cancel();
+//     err := s.group.Wait()`), filters its own stop;
 //   - a branch that admits only a deadline's expiry (errors.Is(err,
 //     context.DeadlineExceeded)) and answers with a stand-in made there (a
 //     call or a literal: the offline image for a timed-out fetch): a

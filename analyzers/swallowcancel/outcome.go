@@ -43,14 +43,26 @@ type outcome struct {
 //	}
 //
 // An iterator's Next that returns false when ctx has ended, leaving its
-// error field unset, ends the iteration as if it were complete, too.
+// error field unset, ends the iteration as if it were complete, too; so
+// does the body of an iterator a method returns (`return func(yield
+// func(T) bool) { ... }`): a literal of a method records in the method's
+// receiver.
 //
 // first is the branch's first statement; x the context that ended.
 func (s *state) checkUnrecorded(f *ctxflow.Func, first ast.Stmt, x ast.Expr, pos, end ast.Node) {
-	if f.Obj == nil || f.Sig.Recv() == nil || analysisutil.ErrorResult(f.Sig) >= 0 || s.quiet[f] || s.inTeardown(f) {
+	// A literal of a method (the body of the iterator it returns, a
+	// callback) records in the method's receiver like the method would.
+	m, name := f, f.Name()
+	for m != nil && m.Obj == nil {
+		m = m.Parent
+	}
+	if m == nil || m.Sig.Recv() == nil || analysisutil.ErrorResult(f.Sig) >= 0 || s.quiet[f] || s.quiet[m] || s.inTeardown(f) {
 		return
 	}
-	recv := f.Sig.Recv()
+	if m != f {
+		name = "the function literal in " + m.Name()
+	}
+	recv := m.Sig.Recv()
 	outs := s.outcomesOf(recv.Type())
 	if len(outs) == 0 {
 		return
@@ -87,7 +99,7 @@ func (s *state) checkUnrecorded(f *ctxflow.Func, first ast.Stmt, x ast.Expr, pos
 			Pos: pos.Pos(),
 			End: end.End(),
 			Message: fmt.Sprintf("when %s is done %s returns without recording an error in %s.%s, which %s returns: it reports nil, and the work looks finished although it was canceled",
-				ctx, f.Name(), recv.Name(), o.field.Name(), o.reader.Name()),
+				ctx, name, recv.Name(), o.field.Name(), o.reader.Name()),
 			SuggestedFixes: fixes,
 		})
 		return

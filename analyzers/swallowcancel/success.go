@@ -5,12 +5,15 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // checkIf handles the three shapes of an if statement that turns
@@ -352,6 +355,129 @@ func (s *state) checkedBefore(cur inspector.Cursor, v *types.Var) bool {
 	return false
 }
 
+// stoppedItself reports whether, on every path from the function's entry
+// to the test n of the error errExpr, the function has called a
+// cancel function (a value of type context.CancelFunc or
+// context.CancelCauseFunc: a field, a variable) outside a defer, and no
+// definition of the error before the test comes from a call given a
+// context parameter of the function: the function stopped
+// the work itself (`w.cancel(); err := <-w.done`), so a context.Canceled
+// is that stop, and filtering it loses no caller's cancellation.
+//
+//	func (w *Watcher) Stop() error {
+//		w.cancel()
+//		err := <-w.done
+//		if errors.Is(err, context.Canceled) {
+//			return nil
+//		}
+//		return err
+//	}
+func (s *state) stoppedItself(f *ctxflow.Func, n *ast.IfStmt, errExpr ast.Expr) bool {
+	id, ok := ast.Unparen(errExpr).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := s.info.ObjectOf(id).(*types.Var)
+	if !ok {
+		return false
+	}
+	g := s.graphs.Func(f.Node)
+	if g == nil {
+		return false
+	}
+	at, ok := g.Locate(n.Cond)
+	if !ok {
+		return false
+	}
+	if n.Init != nil {
+		if p, ok := g.Locate(n.Init); ok {
+			at = p
+		}
+	}
+	// The error's definitions that reach the test must come from no call
+	// given one of f's context parameters.
+	bound := false
+	ast.Inspect(f.Body, func(m ast.Node) bool {
+		if bound {
+			return false
+		}
+		if _, lit := m.(*ast.FuncLit); lit {
+			return false
+		}
+		as, ok := m.(*ast.AssignStmt)
+		if !ok || as.Pos() > n.Pos() {
+			return true
+		}
+		for _, l := range as.Lhs {
+			if lid, ok := ast.Unparen(l).(*ast.Ident); ok && s.info.ObjectOf(lid) == v {
+				for _, r := range as.Rhs {
+					if s.givenParamCtx(f, r) {
+						bound = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	if bound {
+		return false
+	}
+	target := at.Node()
+	stop := func(m ast.Node) bool {
+		if _, ok := m.(*ast.DeferStmt); ok {
+			return false
+		}
+		found := false
+		ast.Inspect(m, func(x ast.Node) bool {
+			if found {
+				return false
+			}
+			if _, lit := x.(*ast.FuncLit); lit {
+				return false
+			}
+			if call, ok := x.(*ast.CallExpr); ok && isCancelFunc(s.info.TypeOf(call.Fun)) {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	_, unstopped := g.Reaches(g.Entry(), func(m ast.Node) bool { return m == target }, stop)
+	return !unstopped && !stop(target)
+}
+
+// givenParamCtx reports whether e contains a call given a context parameter
+// of f.
+func (s *state) givenParamCtx(f *ctxflow.Func, e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(m ast.Node) bool {
+		call, ok := m.(*ast.CallExpr)
+		if !ok || found {
+			return !found
+		}
+		for _, a := range call.Args {
+			for i := range f.Contexts {
+				c := &f.Contexts[i]
+				if c.Kind == ctxflow.ParamContext && c.Obj != nil && analysisutil.ReferencesObject(s.info, a, c.Obj) {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// isCancelFunc reports whether t is context.CancelFunc or
+// context.CancelCauseFunc.
+func isCancelFunc(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "context" {
+		return false
+	}
+	return n.Obj().Name() == "CancelFunc" || n.Obj().Name() == "CancelCauseFunc"
+}
+
 // checkCancelTest reports `if <cancellation test> { return nil }`.
 func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest) {
 	if t.Ctx != nil && !s.ctxOwned(t.Ctx) {
@@ -360,7 +486,7 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 	if t.Ctx != nil && t.Canceled && t.Deadline && analysisutil.ErrorResult(f.Sig) < 0 && len(n.Body.List) > 0 && !s.res.Detached(t.Ctx) {
 		s.checkUnrecorded(f, n.Body.List[0], t.Ctx, n, n.Cond)
 	}
-	if t.Err != nil && t.Canceled && s.selfCanceled(cur, f, n, t.Err) {
+	if t.Err != nil && t.Canceled && (s.selfCanceled(cur, f, n, t.Err) || s.stoppedItself(f, n, t.Err)) {
 		if sp := s.parentShadowed(f, n.Cond); sp != nil && s.clearsError(f, n, t) {
 			s.reportShadowed(f, n, sp, types.ExprString(t.Err), n.Body)
 		}
@@ -419,7 +545,126 @@ func (s *state) checkCancelTest(cur inspector.Cursor, f *ctxflow.Func, n *ast.If
 		// the client that left is answered; the request is done.
 		return
 	}
+	if _, ok := lastStmt(n.Body).(*ast.ReturnStmt); !ok {
+		s.checkFallThrough(cur, f, n, t)
+		return
+	}
 	s.reportNilOnCancel(f, t, lastStmt(n.Body), n.Pos(), n.Cond.End(), nil)
+}
+
+// checkFallThrough reports a test that the function's context has ended
+// whose branch goes on, notes the end somewhere (a log, a field of the
+// result) and falls through to returns that all give a nil error: the
+// function saw that it was canceled and tells its caller the work is done.
+//
+//	res := c.crawl(ctx, hosts)
+//	if ctx.Err() != nil {
+//		res.Incomplete = append(res.Incomplete, ctx.Err())
+//	}
+//	return res, nil
+//
+// Only for a test of the context itself (ctx.Err() != nil, a Done
+// receive), outside loops, in a function with an error result whose
+// branch neither leaves (return, panic, break, goto) nor sets any error
+// the function returns: every return reachable from the branch must
+// return a literal nil error, so no path reports the end.
+func (s *state) checkFallThrough(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest) {
+	idx := analysisutil.ErrorResult(f.Sig)
+	if t.Ctx == nil || t.Err != nil || !t.Canceled || !t.Deadline || n.Else != nil || len(n.Body.List) == 0 || idx < 0 {
+		return
+	}
+	if s.quiet[f] || s.groupGoroutine(f) || s.inTeardown(f) || s.stopsOnlyOnCancel(f) || s.res.Detached(t.Ctx) || s.callbackOf(f, t.Ctx) {
+		return
+	}
+	if loop := enclosingLoop(cur); loop != nil && loop.Pos() > f.Node.Pos() && loop.End() <= f.Node.End() {
+		return
+	}
+	leaves := false
+	ast.Inspect(n.Body, func(m ast.Node) bool {
+		switch m := m.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			leaves = true
+		case *ast.ExprStmt:
+			if endsFlow(s.info, m) {
+				leaves = true
+			}
+		}
+		return !leaves
+	})
+	if leaves {
+		return
+	}
+	g := s.graphs.Func(f.Node)
+	if g == nil {
+		return
+	}
+	start, ok := g.Locate(n.Body.List[0])
+	if !ok {
+		return
+	}
+	var nilRet *ast.ReturnStmt
+	other := false
+	g.Reaches(start, func(m ast.Node) bool {
+		ret, ok := m.(*ast.ReturnStmt)
+		if !ok {
+			return false
+		}
+		if !s.returnsNilError(f, ret, idx) {
+			other = true
+			return true
+		}
+		if nilRet == nil {
+			nilRet = ret
+		}
+		return false
+	}, nil)
+	if other || nilRet == nil {
+		return
+	}
+	if !s.onlyNilExits(g, start, f, idx) {
+		return
+	}
+	ctx := types.ExprString(t.Ctx)
+	var fixes []analysis.SuggestedFix
+	if next, ok := cur.NextSibling(); ok && next.Node() == nilRet && len(nilRet.Results) == f.Sig.Results().Len() {
+		// The return right after the branch: the same results, with the
+		// context's error, at the branch's end.
+		var parts []string
+		for i, r := range nilRet.Results {
+			if i == idx {
+				parts = append(parts, ctx+".Err()")
+			} else {
+				parts = append(parts, s.source(r))
+			}
+		}
+		if !slices.Contains(parts, "") {
+			body := n.Body.List[len(n.Body.List)-1]
+			fixes = append(fixes, analysis.SuggestedFix{
+				Message:   "Return the context's error",
+				TextEdits: []analysis.TextEdit{{Pos: body.End(), End: body.End(), NewText: []byte("\nreturn " + strings.Join(parts, ", "))}},
+			})
+		}
+	}
+	s.rep.Report(analysis.Diagnostic{
+		Pos: n.Pos(),
+		End: n.Cond.End(),
+		Message: fmt.Sprintf("when %s has ended this branch goes on to return a nil error, so %s reports success for work that was canceled; return %s.Err() from the branch",
+			ctx, f.Name(), ctx),
+		Related:        []analysis.RelatedInformation{{Pos: nilRet.Pos(), End: nilRet.End(), Message: "the cancellation becomes nil here"}},
+		SuggestedFixes: fixes,
+	})
+}
+
+// onlyNilExits reports whether every exit reached from start is a return
+// of a nil error (not a panic or the end of a function without results).
+func (s *state) onlyNilExits(g *flow.Graph, start flow.Point, f *ctxflow.Func, idx int) bool {
+	_, escapes := g.ExitAvoiding(start, func(m ast.Node) bool {
+		ret, ok := m.(*ast.ReturnStmt)
+		return ok && s.returnsNilError(f, ret, idx)
+	})
+	return !escapes
 }
 
 // answersClient reports whether b writes an HTTP status: a

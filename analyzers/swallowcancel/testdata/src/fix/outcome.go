@@ -2,6 +2,7 @@ package fix
 
 import (
 	"context"
+	"iter"
 	"sync"
 )
 
@@ -174,4 +175,56 @@ func (it *scanner) NextRecorded(ctx context.Context) (string, bool) {
 	v := it.buf[0]
 	it.buf = it.buf[1:]
 	return v, true
+}
+
+// All is an iterator whose body ends on a canceled context without saying
+// why: a range over it stops as if every page had been read.
+func (it *scanner) All(ctx context.Context) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			if ctx.Err() != nil { // want `when ctx is done the function literal in All returns without recording an error in it.err, which Err returns: it reports nil`
+				return
+			}
+			p, err := it.fetch(ctx, it.key)
+			if err != nil {
+				it.err = err
+				return
+			}
+			for _, v := range p.items {
+				if !yield(v) {
+					return
+				}
+			}
+			if p.next == "" {
+				return
+			}
+			it.key = p.next
+		}
+	}
+}
+
+// Near miss: the iterator's body records the stop.
+func (it *scanner) AllRecorded(ctx context.Context) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			if err := ctx.Err(); err != nil {
+				it.err = err
+				return
+			}
+			p, err := it.fetch(ctx, it.key)
+			if err != nil {
+				it.err = err
+				return
+			}
+			for _, v := range p.items {
+				if !yield(v) {
+					return
+				}
+			}
+			if p.next == "" {
+				return
+			}
+			it.key = p.next
+		}
+	}
 }
