@@ -40,8 +40,9 @@
 // would carry values only: slog.Info), calls in a deferred statement,
 // calls whose value is stored in a field or composite (c.cmd =
 // exec.Command(...): a subprocess the object manages, meant to outlive the
-// call; not for a dial, whose context bounds only the dial, so a kept
-// connection was still dialed without the caller's context), and calls in
+// call; not for a dial, net.Dial, DialTimeout or the Dial of a net.Dialer
+// or tls.Dialer, whose context bounds only the dial, so a kept connection
+// was still dialed without the caller's context), and calls in
 // main and init.
 //
 // It also reports, where a caller's context (a parameter, or a request's)

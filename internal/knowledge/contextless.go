@@ -32,17 +32,22 @@ var contextless = map[string]ContextForm{
 	"net/http.Client.PostForm": {Advice: "http.NewRequestWithContext(ctx, http.MethodPost, url, body) and Client.Do"},
 	"net.Dial":                 {Advice: "(&net.Dialer{}).DialContext(ctx, network, address)", CallOnly: true},
 	"net.DialTimeout":          {Advice: "(&net.Dialer{Timeout: timeout}).DialContext(ctx, network, address)", CallOnly: true},
-	"net.LookupHost":           {Advice: "net.DefaultResolver.LookupHost(ctx, host)"},
-	"net.LookupAddr":           {Advice: "net.DefaultResolver.LookupAddr(ctx, addr)"},
-	"net.LookupCNAME":          {Advice: "net.DefaultResolver.LookupCNAME(ctx, host)"},
-	"net.LookupIP":             {Advice: "net.DefaultResolver.LookupIPAddr(ctx, host)"},
-	"net.LookupMX":             {Advice: "net.DefaultResolver.LookupMX(ctx, name)"},
-	"net.LookupNS":             {Advice: "net.DefaultResolver.LookupNS(ctx, name)"},
-	"net.LookupPort":           {Advice: "net.DefaultResolver.LookupPort(ctx, network, service)"},
-	"net.LookupSRV":            {Advice: "net.DefaultResolver.LookupSRV(ctx, service, proto, name)"},
-	"net.LookupTXT":            {Advice: "net.DefaultResolver.LookupTXT(ctx, name)"},
-	"database/sql.DB.Begin":    {Advice: "BeginTx(ctx, nil)", Rename: "BeginTx", Args: "nil"},
-	"database/sql.Conn.Begin":  {Advice: "BeginTx(ctx, nil)", Rename: "BeginTx", Args: "nil"},
+	// The mechanical forms whose context bounds only the dial: a
+	// connection kept by a longer-lived owner was still dialed without the
+	// caller's context.
+	"net.Dialer.Dial":         {Advice: "DialContext", Rename: "DialContext", Args: "%s", CallOnly: true},
+	"crypto/tls.Dialer.Dial":  {Advice: "DialContext", Rename: "DialContext", Args: "%s", CallOnly: true},
+	"net.LookupHost":          {Advice: "net.DefaultResolver.LookupHost(ctx, host)"},
+	"net.LookupAddr":          {Advice: "net.DefaultResolver.LookupAddr(ctx, addr)"},
+	"net.LookupCNAME":         {Advice: "net.DefaultResolver.LookupCNAME(ctx, host)"},
+	"net.LookupIP":            {Advice: "net.DefaultResolver.LookupIPAddr(ctx, host)"},
+	"net.LookupMX":            {Advice: "net.DefaultResolver.LookupMX(ctx, name)"},
+	"net.LookupNS":            {Advice: "net.DefaultResolver.LookupNS(ctx, name)"},
+	"net.LookupPort":          {Advice: "net.DefaultResolver.LookupPort(ctx, network, service)"},
+	"net.LookupSRV":           {Advice: "net.DefaultResolver.LookupSRV(ctx, service, proto, name)"},
+	"net.LookupTXT":           {Advice: "net.DefaultResolver.LookupTXT(ctx, name)"},
+	"database/sql.DB.Begin":   {Advice: "BeginTx(ctx, nil)", Rename: "BeginTx", Args: "nil"},
+	"database/sql.Conn.Begin": {Advice: "BeginTx(ctx, nil)", Rename: "BeginTx", Args: "nil"},
 }
 
 // Contextless returns the context form of the function or method named by

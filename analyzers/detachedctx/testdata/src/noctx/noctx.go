@@ -152,6 +152,29 @@ func (c *wsConn) connectStored(ctx context.Context) (err error) {
 	return err
 }
 
+// A dialer's Dial kept in a field: DialContext's context bounds only the
+// dial, so the connection the owner keeps was dialed without ctx.
+func (c *wsConn) connectDialer(ctx context.Context) error {
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.Dial("tcp", c.addr) // want `d.Dial takes no context although ctx is in reach: it ignores ctx's deadline and cancellation and keeps running after the caller has given up; use d.DialContext`
+	if err != nil {
+		return err
+	}
+	c.conn = conn
+	return nil
+}
+
+// Near-miss: the dialer's context form.
+func (c *wsConn) connectDialerContext(ctx context.Context) error {
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	c.conn = conn
+	return nil
+}
+
 // A logger whose With builds a child and whose WithContext stores it in a
 // context: same parameters after the context, different results, so
 // WithContext is not With's context form (zerolog.Logger).
