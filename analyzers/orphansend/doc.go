@@ -71,6 +71,15 @@
 // Channels the function also sends on, closes, returns or captures are
 // not judged.
 //
+// And an unguarded send beside a guarded one: a function with a context in
+// reach that gives up one send when the context is done (`select { case
+// w.frames <- msg: case <-ctx.Done(): return }`) and makes another on a
+// channel field with no way out (`w.closeNotify <- true` after a read
+// error). The function itself expects its receiver to stop once the
+// context ends; this send then blocks the goroutine forever. Fields the
+// package makes with a buffer are not judged. Fix: select on ctx.Done()
+// beside that send too.
+//
 // Bad:
 //
 //	func fetch(ctx context.Context, url string) (*Page, error) {
@@ -100,8 +109,10 @@
 //
 // Not reported: channels whose buffer holds every send; sends inside a
 // `select` (with `ctx.Done()`, a default, or another case); channels the
-// owner receives from on every path before returning (including loops that
-// drain one result per sender, and ranges ended by close); channels that
+// owner receives from on every path before returning, once per sender
+// (each receive counts: `r1, r2 := <-ch, <-ch` takes two results; one on
+// the right of && or || may not run), including loops that drain one
+// result per sender, and ranges ended by close; channels that
 // escape the function (returned, stored, passed to another function,
 // captured by a closure that is not the sender); channels received by
 // another goroutine; buffers whose size is not a constant; a receiver

@@ -43,11 +43,14 @@ type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
-	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 && len(res.Streams) == 0 && len(res.Registered) == 0 {
+	flow := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
+	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 && len(res.Streams) == 0 && len(res.Registered) == 0 && !flow.ImportsContext {
 		return analysisutil.NothingToReport(pass), nil
 	}
-	flow := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
 	rep := analysisutil.NewReporter(pass)
+	if flow.ImportsContext {
+		checkUnguarded(pass, flow, rep)
+	}
 	for _, o := range res.Orphans {
 		rep.Report(orphanDiagnostic(pass, flow, o))
 	}

@@ -678,8 +678,10 @@ func (w *orphanWalk) run() (ast.Node, token.Pos, *ast.CommClause) {
 			if c := w.starts[n]; c > 0 {
 				s.pending = min(s.pending+c, w.limit)
 			}
-			if !w.o.comms[n] && w.receives(n) {
-				w.received(&s, nil)
+			if !w.o.comms[n] {
+				for range w.receives(n) {
+					w.received(&s, nil)
+				}
 			}
 		}
 		if e, ok := w.o.graph.IsExit(s.b); ok {
@@ -804,17 +806,26 @@ func (w *orphanWalk) isChan(e ast.Expr) bool {
 	return ok && w.a.info.Uses[id] == w.u.v
 }
 
-// receives reports whether node n (not a select comm) receives from the
-// channel.
-func (w *orphanWalk) receives(n ast.Node) bool {
-	found := false
+// receives returns how many receives from the channel the node n makes
+// each time it runs: `r1, r2 := <-ch, <-ch` makes two. A receive on the
+// right of && or || may not run, and is not counted.
+func (w *orphanWalk) receives(n ast.Node) int {
+	count := 0
 	inspectNode(n, func(m ast.Node) bool {
-		if u, ok := m.(*ast.UnaryExpr); ok && u.Op == token.ARROW && w.isChan(u.X) {
-			found = true
+		switch m := m.(type) {
+		case *ast.BinaryExpr:
+			if m.Op == token.LAND || m.Op == token.LOR {
+				count += w.receives(m.X)
+				return false
+			}
+		case *ast.UnaryExpr:
+			if m.Op == token.ARROW && w.isChan(m.X) {
+				count++
+			}
 		}
-		return !found
+		return true
 	})
-	return found
+	return count
 }
 
 func isInfinite(l ast.Stmt) bool {
