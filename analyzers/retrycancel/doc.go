@@ -38,7 +38,10 @@
 //     the loop also tests the outer context, whose end gives the same
 //     error to every attempt;
 //   - the loop's wait is time.Sleep, a bare `<-time.After(d)`, a bare
-//     `<-ticker.C`, a select over timers only, a call of a context-less
+//     `<-ticker.C`, a select over timers only (or over a timer and
+//     wake-ups: unexported channel fields of the package that it never
+//     closes, such as a notify channel sent on when there is new work;
+//     a channel the package closes may be the stop), a call of a context-less
 //     backoff helper (a body of at most three statements that computes a
 //     duration and ends with time.Sleep, known across packages by the
 //     sleeps fact), or the loop ranges over a ticker, while a context is in
@@ -77,6 +80,21 @@
 // context-bound call of its own fails, waits and calls itself again on a
 // path with no look at the context (recursion on success, a walk over a
 // tree, and a recursion without a wait, a one-off repair, are not retries).
+//
+// A wait on a sync.Cond in a loop that tests a context parameter of its
+// function (a ctx.Err() test, a Done receive, a helper with the
+// checks-context fact) is reported at the Wait when the function sets up
+// no wake-up for that context's end: Wait returns only when another
+// goroutine calls Broadcast or Signal, so the loop's test runs only after
+// a wake-up, and once the context is done the loop waits on until someone
+// happens to wake it, forever if nobody does. A wake-up is a
+// context.AfterFunc in the function (or in its enclosing function, for a
+// literal) whose callback, a literal or a function of the package,
+// broadcasts or signals the same condition, or a goroutine literal that
+// does; one registered by another method answers another context. The fix
+// registers `stop := context.AfterFunc(ctx, func() { c.L.Lock();
+// c.Broadcast(); c.L.Unlock() })` and `defer stop()` at the top of the
+// function, when the condition can be named there.
 //
 // Retry and poll helpers that take no context are reported where one is in
 // reach: github.com/cenkalti/backoff (Retry, RetryNotify,

@@ -64,6 +64,7 @@ type state struct {
 	classified map[types.Object]*ctxflow.ClassifiesCancel
 	boundErr   map[types.Object]bool  // while judging exits: error variables bound calls assign
 	loopCalls  map[*ast.CallExpr]bool // while judging exits: the loop's bound calls
+	closed     map[types.Object]bool  // the channels the package closes (closedChans)
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
@@ -93,6 +94,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			if st.checkCallbackRetry(cur, n, analysisutil.Callee(pass.TypesInfo, n)) {
 				continue
 			}
+			st.checkCondWait(cur, n)
 			if !c.cfg.SkipLibraries {
 				st.checkLibraryCall(cur, n)
 			}
@@ -910,8 +912,12 @@ func (st *state) scan(cur inspector.Cursor, l *loop) {
 				}
 			}
 		case *ast.SelectStmt:
-			if st.timersOnly(n) && st.innermostLoop(c) == l.stmt {
-				l.sleeps = append(l.sleeps, sleep{stmt: n, desc: "this select over timers only"})
+			if st.innermostLoop(c) == l.stmt {
+				if st.timersOnly(n) {
+					l.sleeps = append(l.sleeps, sleep{stmt: n, desc: "this select over timers only"})
+				} else if wake := st.timerOrWake(n); wake != "" {
+					l.sleeps = append(l.sleeps, sleep{stmt: n, desc: "this select over a timer and " + wake + ", which nothing closes,"})
+				}
 			}
 		case *ast.ReturnStmt:
 			l.exits = true
@@ -1170,6 +1176,84 @@ func (st *state) timersOnly(s *ast.SelectStmt) bool {
 		}
 	}
 	return true
+}
+
+// timerOrWake returns, for a select whose cases receive from a timer and
+// from unexported channel fields of this package that it never closes (a
+// wake-up such as
+// r.notify, sent on when there is new work), the wake-up channels as
+// written, or "": such a select is a pause that only a timer or more work
+// ends; the context's end does not. A channel the package closes may be
+// the stop signal, and a Done channel is a look at the context.
+func (st *state) timerOrWake(s *ast.SelectStmt) string {
+	timer := false
+	var wakes []string
+	for _, c := range s.Body.List {
+		cc := c.(*ast.CommClause)
+		if cc.Comm == nil {
+			return "" // a default: no wait
+		}
+		x := analysisutil.Received(cc.Comm)
+		if x == nil {
+			return "" // a send
+		}
+		if isTimeChan(st.info.TypeOf(x)) {
+			timer = true
+			continue
+		}
+		if st.res.DoneContext(cc.Comm) != nil {
+			return ""
+		}
+		// Only the package can close an unexported field of its own; an
+		// exported one may be closed by importers, a parameter by the
+		// caller.
+		obj, isField := chanObj(st.info, x).(*types.Var)
+		if !isField || !obj.IsField() || obj.Pkg() != st.pass.Pkg || obj.Exported() || st.closedChans()[obj] {
+			return ""
+		}
+		wakes = append(wakes, types.ExprString(x))
+	}
+	if !timer || len(wakes) == 0 {
+		return ""
+	}
+	return strings.Join(wakes, " and ")
+}
+
+// chanObj returns the variable or field a channel expression names (ch,
+// r.notify), or nil for anything else (a call, an index).
+func chanObj(info *types.Info, e ast.Expr) types.Object {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		if v, ok := info.Uses[x].(*types.Var); ok {
+			return v
+		}
+	case *ast.SelectorExpr:
+		if s := info.Selections[x]; s != nil && s.Kind() == types.FieldVal {
+			return s.Obj()
+		}
+		if v, ok := info.Uses[x.Sel].(*types.Var); ok {
+			return v // a package-qualified variable
+		}
+	}
+	return nil
+}
+
+// closedChans returns the channel variables and fields the package closes
+// somewhere (close(x), close(s.done)), computed once.
+func (st *state) closedChans() map[types.Object]bool {
+	if st.closed != nil {
+		return st.closed
+	}
+	st.closed = map[types.Object]bool{}
+	for c := range st.ins.Root().Preorder((*ast.CallExpr)(nil)) {
+		call := c.Node().(*ast.CallExpr)
+		if analysisutil.IsBuiltin(st.info, call, "close") && len(call.Args) == 1 {
+			if obj := chanObj(st.info, call.Args[0]); obj != nil {
+				st.closed[obj] = true
+			}
+		}
+	}
+	return st.closed
 }
 
 // perAttempt reports whether a bound call of the loop runs under a context

@@ -11,7 +11,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), retrycancel.Analyzer, "a", "b", "helpers", "backoffutil", "libs", "grpcloop", "msgloop", "rounds", "classify", "spin", "advance")
+	analysistest.Run(t, analysistest.TestData(), retrycancel.Analyzer, "a", "b", "helpers", "backoffutil", "libs", "grpcloop", "msgloop", "rounds", "classify", "spin", "advance", "condwait")
 }
 
 func TestFixes(t *testing.T) {

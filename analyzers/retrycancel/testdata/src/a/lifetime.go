@@ -16,6 +16,9 @@ type streamClient struct {
 	ctx     context.Context
 }
 
+// Close ends the client: its close channel is closed.
+func (c *streamClient) Close() { close(c.closed) }
+
 // appendRecs waits on the client's own close channel between attempts but
 // runs them under the caller's ctx: once ctx is canceled every send fails
 // at once and the loop retries until the client is closed.
