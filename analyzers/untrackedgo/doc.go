@@ -53,8 +53,13 @@
 //     runs as its last act (ctxflow's MainLike); for context uses,
 //     the goroutine is not started by an accept or dispatch loop (`for {}`,
 //     a range over a channel), whose goroutines serve the owner's lifetime
-//     context. A request passed to a function that is not a handler is
-//     data handed over, not a context.
+//     context; unless the owner is a function literal run by a group
+//     (errgroup's Go, sync.WaitGroup.Go) that a function around it waits
+//     for: such a literal does its caller's work under its caller's
+//     contexts, and a goroutine it starts outside the group escapes the
+//     Wait (`g.Go(func() error { for { ...; go s.dispatch(ctx, n) } })`;
+//     fix: start it with g.Go). A request passed to a function that is not
+//     a handler is data handed over, not a context.
 //
 // It also reports sync.WaitGroup.Add called inside the goroutine it
 // counts (one that calls Done on the same group), or as the first

@@ -182,6 +182,13 @@ func unjoined(pass *analysis.Pass, g *goroutines.Goroutine) analysis.Diagnostic 
 		msg = fmt.Sprintf("goroutine writes %s, a variable of %s, which can return without waiting for it: the result is lost and the write races", use.Obj.Name(), owner)
 	case use.Kind == goroutines.UseWaitGroup:
 		msg = fmt.Sprintf("goroutine counted in %s outlives %s, which can return without %s.Wait: the work keeps running after the caller has moved on", use.Obj.Name(), owner, use.Obj.Name())
+	case g.Group != nil:
+		top := g.Owner
+		for top.Parent != nil && top.Obj == nil {
+			top = top.Parent
+		}
+		grp := types.ExprString(g.Group)
+		msg = fmt.Sprintf("goroutine started in a function that %s runs is not counted in %s: %s.Wait in %s returns while it still runs under %s, so the work outlives %s; start it with %s.Go", grp, grp, grp, top.Name(), use.Obj.Name(), top.Name(), grp)
 	default:
 		msg = fmt.Sprintf("goroutine uses the context %s of %s, which can return without waiting for it: the work outlives its caller and is cut off when %s is canceled", use.Obj.Name(), owner, use.Obj.Name())
 	}

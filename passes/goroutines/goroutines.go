@@ -127,6 +127,10 @@ type Goroutine struct {
 	// Stranded is set when the goroutine ranges over a channel of its
 	// owner that the owner leaves open on some path.
 	Stranded *Stranded
+	// Group is the group (as written: g, wg) whose Go runs Owner, a
+	// function literal, when the goroutine is started there outside the
+	// group: the Wait of Owner's caller does not wait for it.
+	Group ast.Expr
 }
 
 // JoinedOnEveryPath is the Join of a goroutine whose owner waits for it
@@ -383,6 +387,17 @@ func (a *analysis) ownerOf(f *ctxflow.Func) *owner {
 		o.w, o.r = nil, nil
 	} else {
 		o.ctxs[o.r] = true
+	}
+	if lit, ok := f.Node.(*ast.FuncLit); ok && a.waitedGroup(lit, f.Parent) != nil {
+		// A function run by a group its caller waits for does its
+		// caller's work, under its caller's contexts.
+		if po := a.ownerOf(f.Parent); po != nil {
+			for ctx := range po.ctxs {
+				if _, isVar := ctx.(*types.Var); isVar && !po.canceled[ctx] && !po.stored[ctx] && (po.r == nil || ctx != po.r) {
+					o.ctxs[ctx] = true
+				}
+			}
+		}
 	}
 	ast.Inspect(f.Body, func(n ast.Node) bool {
 		switch n := n.(type) {

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ast/inspector"
@@ -149,8 +150,12 @@ func (a *analysis) classify(g *Goroutine) {
 			}
 		case UseContext:
 			// Goroutines started by an accept or dispatch loop (`for {}`,
-			// a range over a channel) serve the owner's lifetime context.
-			if !g.Bound && !exempt && !isDispatchLoop(a.info, g.Loop) {
+			// a range over a channel) serve the owner's lifetime context;
+			// not when the owner is a function run by a group that its
+			// caller waits for (g.Go(func() error { for { ... go
+			// s.dispatch(ctx, n) } })): the Wait stands for all the work,
+			// and this goroutine escapes it.
+			if !g.Bound && !exempt && (!isDispatchLoop(a.info, g.Loop) || a.groupMember(o)) {
 				reasons = append(reasons, u)
 			}
 		}
@@ -184,6 +189,9 @@ func (a *analysis) classify(g *Goroutine) {
 		return
 	}
 	g.Uses = reasons
+	if x := a.groupOf(o); x != nil {
+		g.Group = x
+	}
 
 	// Control flow: can the owner return, from the start, without a join
 	// event?
@@ -905,6 +913,59 @@ func isCollectionLoop(info *types.Info, l ast.Stmt) bool {
 // per element are mostly deliberate stress.
 func (a *analysis) inTestFile(pos token.Pos) bool {
 	return strings.HasSuffix(a.pass.Fset.File(pos).Name(), "_test.go")
+}
+
+// groupOf returns the group (the receiver of its Go, as written) that
+// runs the owner o, a function literal, when a function around o waits for
+// it (g.Wait()), or nil.
+func (a *analysis) groupOf(o *owner) ast.Expr {
+	lit, ok := o.fn.Node.(*ast.FuncLit)
+	if !ok {
+		return nil
+	}
+	return a.waitedGroup(lit, o.fn.Parent)
+}
+
+// groupMember reports whether the owner o is a function literal run by a
+// group that a function around it waits for.
+func (a *analysis) groupMember(o *owner) bool { return a.groupOf(o) != nil }
+
+// waitedGroup returns the receiver of the group Go call (errgroup,
+// sync.WaitGroup.Go and the other joiners) that lit is given to, when
+// parent or a function around it calls Wait on that group; or nil.
+func (a *analysis) waitedGroup(lit *ast.FuncLit, parent *ctxflow.Func) ast.Expr {
+	c, ok := a.cursor(lit)
+	if !ok || parent == nil {
+		return nil
+	}
+	call, ok := c.Parent().Node().(*ast.CallExpr)
+	if !ok || !slices.Contains(call.Args, ast.Expr(lit)) {
+		return nil
+	}
+	fn := analysisutil.Callee(a.info, call)
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if fn == nil || !isGroupGo(fn) || !ok {
+		return nil
+	}
+	grp := rootObj(a.info, sel.X)
+	if grp == nil {
+		return nil
+	}
+	for f := parent; f != nil; f = f.Parent {
+		waits := false
+		ast.Inspect(f.Body, func(n ast.Node) bool {
+			if w, ok := n.(*ast.CallExpr); ok {
+				if ws, ok := ast.Unparen(w.Fun).(*ast.SelectorExpr); ok && ws.Sel.Name == "Wait" && rootObj(a.info, ws.X) == grp {
+					waits = true
+				}
+			}
+			return !waits
+		})
+		if waits {
+			return sel.X
+		}
+	}
+	return nil
 }
 
 // isDispatchLoop reports whether l is an accept or dispatch loop: `for {}`
