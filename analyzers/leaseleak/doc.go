@@ -134,7 +134,8 @@
 // Ownership: a lease is not leaked when it is handed to a new owner on that
 // path: returned; stored in a field of an owner that releases it (its type
 // has a Close/Stop/Release-like method, or the package releases that field
-// somewhere), in a global, a map or slice element; sent on a channel;
+// somewhere; a store into a field nothing releases is reported as that,
+// naming the field, when every leaking path passes it), in a global, a map or slice element; sent on a channel;
 // appended to a slice; captured by a goroutine; passed to a function that
 // releases or keeps its parameter (the "releases its parameter N" fact,
 // computed across packages by passes/ownership) or to code the check cannot

@@ -456,6 +456,14 @@ func (l *lease) report(out *outcome) {
 	}
 	l.f.reported[key] = true
 	msg := fmt.Sprintf("%s %s not %s %s, so %s", l.what(), k.Is(), k.Verb, where, k.Consequence)
+	if sel, store := l.storedInField(); sel != nil && !out.loop && len(out.hits) == 0 && l.storeBeforeAll(store, out.leaks) {
+		// c.conn = conn, where nothing of the package releases c.conn:
+		// the value keeps it, and nobody ever lets it go.
+		owner := types.TypeString(deref(l.f.info().TypeOf(sel.X)), types.RelativeTo(l.f.s.pass.Pkg))
+		msg = fmt.Sprintf("%s is stored in %s, which nothing in this package %s (%s has no method that releases it), so %s",
+			l.what(), types.ExprString(sel), verbPresent(k), owner, k.Consequence)
+		related = []analysis.RelatedInformation{{Pos: store.Pos(), End: store.End(), Message: "stored here"}}
+	}
 	d := analysis.Diagnostic{Pos: l.call.Pos(), End: l.call.End(), Message: msg, Related: related}
 	if fix, ok := l.fix(out); ok {
 		d.SuggestedFixes = []analysis.SuggestedFix{fix}
@@ -538,6 +546,74 @@ func (l *lease) handedOff() bool {
 		}
 	}
 	return false
+}
+
+// storedInField returns the field selector x.f to which the function
+// assigns the lease, when x's type does not release what that field holds
+// (no release-named method, and the package never releases the field): or
+// nil.
+func (l *lease) storedInField() (*ast.SelectorExpr, ast.Stmt) {
+	info := l.f.info()
+	var found *ast.SelectorExpr
+	var store ast.Stmt
+	ast.Inspect(l.f.body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || found != nil || len(as.Lhs) != len(as.Rhs) {
+			return found == nil
+		}
+		for i, r := range as.Rhs {
+			id, ok := ast.Unparen(r).(*ast.Ident)
+			if !ok || !l.objs[info.Uses[id]] {
+				continue
+			}
+			sel, ok := ast.Unparen(as.Lhs[i]).(*ast.SelectorExpr)
+			if !ok {
+				continue
+			}
+			if s := info.Selections[sel]; s != nil && s.Kind() == types.FieldVal && l.f.s.own.UseOf(as, l.objs, l.kind()) == ownership.Borrow {
+				found, store = sel, as
+			}
+		}
+		return found == nil
+	})
+	return found, store
+}
+
+// storeBeforeAll reports whether every path from the acquisition to each
+// of the leaking returns passes the statement store.
+func (l *lease) storeBeforeAll(store ast.Stmt, leaks []*ast.ReturnStmt) bool {
+	g := l.f.s.paths.Func(l.f.cur.Node())
+	if g == nil || len(leaks) == 0 {
+		return false
+	}
+	acq, ok := g.Locate(l.stmt)
+	if !ok {
+		return false
+	}
+	for _, ret := range leaks {
+		if _, ok := g.Reaches(acq.Next(), func(n ast.Node) bool { return n == ret }, func(n ast.Node) bool { return n == store }); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// verbPresent is the present tense of k's release for messages: "closes",
+// "calls", "stops".
+func verbPresent(k *ownership.Kind) string {
+	switch k.Verb {
+	case "closed":
+		return "closes"
+	case "called":
+		return "calls"
+	case "stopped":
+		return "stops"
+	case "ended":
+		return "ends"
+	case "released":
+		return "releases"
+	}
+	return "releases"
 }
 
 // kept reports whether the lease outlives the function in a value that
@@ -1057,4 +1133,11 @@ func (l *lease) storesLease(n ast.Node) bool {
 		return holds(n.Value)
 	}
 	return false
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }

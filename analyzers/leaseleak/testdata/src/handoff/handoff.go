@@ -193,7 +193,7 @@ type job struct {
 
 // An unexported field nothing releases does not own the cancel function.
 func startJob(ctx context.Context) *job {
-	_, cancel := context.WithCancel(ctx) // want `the cancel function of context.WithCancel is not called on the path through the return`
+	_, cancel := context.WithCancel(ctx) // want `the cancel function of context.WithCancel is stored in j.cancel, which nothing in this package calls \(job has no method that releases it\), so the child context and its resources live until the parent context ends`
 	j := &job{name: "x"}
 	j.cancel = cancel
 	return j
