@@ -40,8 +40,9 @@
 //   - the loop's wait is time.Sleep, a bare `<-time.After(d)`, a bare
 //     `<-ticker.C`, a select over timers only (or over a timer and
 //     wake-ups: unexported channel fields of the package that it never
-//     closes, such as a notify channel sent on when there is new work;
-//     a channel the package closes may be the stop), a call of a context-less
+//     closes and whose case does not leave, such as a notify channel sent
+//     on when there is new work; a channel the package closes, or whose
+//     case returns, is a stop), a call of a context-less
 //     backoff helper (a body of at most three statements that computes a
 //     duration and ends with time.Sleep, known across packages by the
 //     sleeps fact), or the loop ranges over a ticker, while a context is in
@@ -149,7 +150,9 @@
 // loop that calls its callback parameter and waits between the calls)
 // given a function literal that uses the caller's context: once the
 // context ends each attempt fails at once, and the helper goes on calling
-// and sleeping until its attempts run out.
+// and sleeping until its attempts run out. The libraries named above are
+// judged by their own rule, which knows how their policies take a context
+// (backoff.WithContext), not by this fact.
 //
 // Not reported: a loop that checks the context (ctx.Err(), ctx.Done() in a
 // select or a receive, context.Cause, errors.Is(err, context.Canceled) or

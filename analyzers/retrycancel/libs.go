@@ -194,6 +194,14 @@ func (st *state) checkCallbackRetry(cur inspector.Cursor, call *ast.CallExpr, fn
 	if i < 0 || i >= len(call.Args) {
 		return false
 	}
+	if fn.Pkg() != nil {
+		switch modulePath(fn.Pkg().Path()) {
+		case backoffPath, retryGoPath, k8sWaitPath:
+			// Known libraries: checkLibraryCall knows how their policies
+			// take a context (backoff.WithContext, retry.Context).
+			return false
+		}
+	}
 	lit, ok := ast.Unparen(call.Args[i]).(*ast.FuncLit)
 	if !ok {
 		return false

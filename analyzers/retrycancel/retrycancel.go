@@ -1204,6 +1204,17 @@ func (st *state) timerOrWake(s *ast.SelectStmt) string {
 		if st.res.DoneContext(cc.Comm) != nil {
 			return ""
 		}
+		if flow.Mentions(&ast.BlockStmt{List: cc.Body}, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ReturnStmt:
+				return true
+			case *ast.BranchStmt:
+				return n.Tok == token.BREAK && n.Label != nil || n.Tok == token.GOTO
+			}
+			return false
+		}) {
+			return "" // the case leaves: a stop signal, not a wake-up
+		}
 		// Only the package can close an unexported field of its own; an
 		// exported one may be closed by importers, a parameter by the
 		// caller.

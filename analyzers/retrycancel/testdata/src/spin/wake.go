@@ -78,3 +78,28 @@ func (r *replica) monitorDone(ctx context.Context) {
 		}
 	}
 }
+
+type pulser struct {
+	quit chan struct{}
+	beat func(ctx context.Context) error
+}
+
+// Near-miss: the case on p.quit leaves the loop: a stop signal, not a
+// wake-up, even though this package never closes it.
+func (p *pulser) pulse(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-t.C:
+			if err := p.beat(ctx); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				log.Printf("beat: %v", err)
+			}
+		}
+	}
+}
