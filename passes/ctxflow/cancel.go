@@ -494,6 +494,72 @@ func (r *Result) receiverHoldsNoContext(fn *types.Func, call *ast.CallExpr) bool
 // variables only ever assigned such values. db.Begin() and
 // db.BeginTx(context.Background(), nil) hold none; db.BeginTx(ctx, nil),
 // pool.Get() of an interface, and a parameter may.
+// callOfLitParam returns, for a parameter of a function literal passed
+// directly as an argument of a call, that call; or nil.
+func (r *Result) callOfLitParam(v *types.Var) *ast.CallExpr {
+	r.litCallsOnce.Do(func() {
+		r.litCalls = map[*types.Var]*ast.CallExpr{}
+		for c := range r.ins.Root().Preorder((*ast.CallExpr)(nil)) {
+			call := c.Node().(*ast.CallExpr)
+			for _, a := range call.Args {
+				lit, ok := ast.Unparen(a).(*ast.FuncLit)
+				if !ok || lit.Type.Params == nil {
+					continue
+				}
+				for _, fld := range lit.Type.Params.List {
+					for _, name := range fld.Names {
+						if pv, ok := r.info.Defs[name].(*types.Var); ok {
+							r.litCalls[pv] = call
+						}
+					}
+				}
+			}
+		}
+	})
+	return r.litCalls[v]
+}
+
+// makesUnderDetached reports whether call, which hands values to a
+// callback it is given, can give them no context but detached ones: it is
+// given at least one context or request, all detached, and its receiver
+// (for a method) holds no context of its own.
+func (r *Result) makesUnderDetached(call *ast.CallExpr, depth int) bool {
+	fn := analysisutil.Callee(r.info, call)
+	if fn == nil {
+		return false
+	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && fn.Type().(*types.Signature).Recv() != nil {
+		s, ok := r.info.Selections[sel]
+		if !ok || s.Kind() != types.MethodVal || types.IsInterface(s.Recv()) {
+			return false
+		}
+		if hasContextInside(s.Recv()) && !r.holdsNoContext(sel.X, depth+1) {
+			return false
+		}
+	}
+	given := false
+	for _, arg := range call.Args {
+		t := r.info.TypeOf(arg)
+		switch {
+		case analysisutil.IsContext(t):
+			if !r.Detached(arg) {
+				return false
+			}
+			given = true
+		case analysisutil.IsHTTPRequest(t):
+			if !r.detachedRequest(arg, depth+1) {
+				return false
+			}
+			given = true
+		case hasContextInside(t):
+			if !r.holdsNoContext(arg, depth+1) {
+				return false
+			}
+		}
+	}
+	return given
+}
+
 func (r *Result) holdsNoContext(e ast.Expr, depth int) bool {
 	if depth > 4 {
 		return false
@@ -547,6 +613,12 @@ func (r *Result) holdsNoContext(e ast.Expr, depth int) bool {
 		v, ok := r.info.ObjectOf(e).(*types.Var)
 		if !ok {
 			return false
+		}
+		if call := r.callOfLitParam(v); call != nil {
+			// db.Write(context.TODO(), func(tx *bstore.Tx) error { ... }):
+			// the value the callback is given is made by the call, under
+			// the contexts the call is given.
+			return r.makesUnderDetached(call, depth)
 		}
 		vals := r.holderAssigns[v]
 		if len(vals) == 0 {

@@ -182,6 +182,10 @@ type Result struct {
 	// The analyzers that share this result run in parallel: each lazy
 	// index is built once, under its own Once.
 	callsOnce, paramsOnce, mainOnce sync.Once
+	// litCalls maps the parameters of function literals passed directly
+	// as arguments to the call they are passed to (callOfLitParam).
+	litCalls     map[*types.Var]*ast.CallExpr
+	litCallsOnce sync.Once
 }
 
 // assign is one assignment to an error variable.
@@ -739,7 +743,43 @@ func (r *Result) callCarries(call *ast.CallExpr, idx int) bool {
 	if fn != nil && r.passedThrough(fn, call, idx) {
 		return false
 	}
-	return r.boundCall(call) && !r.detachedCall(call)
+	if !r.boundCall(call) || r.detachedCall(call) {
+		return false
+	}
+	// nextModSeq(tx) for a tx made under context.TODO() (asked last: it
+	// looks into the arguments' types).
+	return fn == nil || !r.onlyDetachedHolders(fn, call)
+}
+
+// onlyDetachedHolders reports whether call gives fn, which takes no
+// context or request of its own, its contexts only through arguments that
+// hold detached ones (a transaction made under context.TODO()), and
+// nothing else that could bring one (a function value, an interface, a
+// receiver with a context inside).
+func (r *Result) onlyDetachedHolders(fn *types.Func, call *ast.CallExpr) bool {
+	sig, _ := fn.Type().(*types.Signature)
+	if sig == nil || analysisutil.TakesContext(sig) {
+		return false
+	}
+	if sig.Recv() != nil && mayBringContext(sig.Recv().Type()) {
+		return false
+	}
+	holders := 0
+	for _, arg := range call.Args {
+		t := r.info.TypeOf(arg)
+		switch {
+		case analysisutil.IsHTTPRequest(t):
+			return false
+		case hasContextInside(t):
+			if !r.holdsNoContext(arg, 0) {
+				return false
+			}
+			holders++
+		case mayBringContext(t):
+			return false
+		}
+	}
+	return holders > 0
 }
 
 // passedThrough reports whether result idx of call is of a type parameter

@@ -90,8 +90,12 @@
 // receiver is not context-bound when the receiver holds no caller's
 // context: it was made by a call given no context but detached ones and
 // nothing else that could bring one (db.Begin(), exec.Command,
-// db.BeginTx(context.Background(), nil)), or is a local variable only ever
-// assigned such values.
+// db.BeginTx(context.Background(), nil)), is a local variable only ever
+// assigned such values, or is the parameter of a function literal passed
+// to a call that is given only detached contexts (`db.Write(context.TODO(),
+// func(tx *bstore.Tx) error { ... })`: the call makes tx under them). So
+// is a call that takes no context and whose only way to one is arguments
+// that hold none (nextModSeq(tx) for such a tx).
 //
 // The ReturnsCtxErr fact marks functions whose error result is, on every
 // return, nil or the Err (or Cause) of one context parameter, with both
