@@ -93,9 +93,10 @@
 // one of its methods is returned (tx, err := conn.Begin(ctx); return tx:
 // the transaction may own the connection), when the variable is assigned
 // elsewhere too, or for a stream (a value with Read or Write) unless the
-// call hands it a connection or a file to take over (tls.Client(conn),
-// gzip.NewWriter(f)): an encoder's, a chunked writer's or a command pipe's
-// Close finishes a stream something else owns.
+// call hands it a connection or a file to take over (tls.Client(conn))
+// that the function does not release or hand on itself (gzip.NewWriter(f)
+// beside `defer f.Close()` is not one): an encoder's, a chunked writer's
+// or a command pipe's Close finishes a stream something else owns.
 //
 // A lease that misses its release on one path leaks only when that path is
 // taken: typically the early return of a cancellation or error check. The

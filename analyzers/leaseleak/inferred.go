@@ -31,7 +31,7 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 	if sig.Results().Len() != len(lhs) || f.wrapsMemory(call) {
 		return nil
 	}
-	wrapsResource := f.wrapsResource(call)
+	wrapsResource := f.wrapsResource(call) && !f.releasesWrapped(call)
 	for idx, e := range lhs {
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		if !ok || id.Name == "_" {
@@ -45,7 +45,8 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 			// An encoder, a chunked or compressing writer, a pipe of a
 			// command: its Close finishes a stream something else owns.
 			// It is a lease only when it takes over a connection or a file
-			// (tls.Client(conn), gzip.NewWriter(f)).
+			// (tls.Client(conn)) that the function does not release
+			// itself (gzip.NewWriter(f) beside defer f.Close()).
 			continue
 		}
 		for _, rv := range inferredVerbs {
@@ -100,6 +101,46 @@ func (f *function) wrapsResource(call *ast.CallExpr) bool {
 		}
 	}
 	return false
+}
+
+// releasesWrapped reports whether the function itself releases or hands
+// on a connection or file that call wraps (gzip.NewWriter(f) beside defer
+// f.Close()): the function owns the resource, and the wrapper's Close only
+// finishes its stream (gzip.Writer's Close does not close f).
+func (f *function) releasesWrapped(call *ast.CallExpr) bool {
+	for _, arg := range call.Args {
+		t := f.info().TypeOf(arg)
+		if t == nil || !analysisutil.HasMethod(t, "Close") || !(analysisutil.HasMethod(t, "SetDeadline") || analysisutil.HasMethod(t, "Fd")) {
+			continue
+		}
+		id, ok := ast.Unparen(arg).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		v, ok := f.info().Uses[id].(*types.Var)
+		if !ok {
+			continue
+		}
+		objs := map[types.Object]bool{v: true}
+		uses := 0
+		ast.Inspect(f.body, func(n ast.Node) bool {
+			if st, ok := n.(ast.Stmt); ok {
+				if _, block := st.(*ast.BlockStmt); !block && !containsCall(st, call) && f.s.own.UseOf(st, objs, ownership.Generic()) != ownership.Borrow {
+					uses++
+				}
+			}
+			return uses == 0
+		})
+		if uses > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// containsCall reports whether n contains the call c.
+func containsCall(n ast.Node, c *ast.CallExpr) bool {
+	return n.Pos() <= c.Pos() && c.End() <= n.End()
 }
 
 // assignedElsewhere reports whether v is assigned anywhere but at id: the
