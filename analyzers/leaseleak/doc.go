@@ -96,7 +96,12 @@
 // call hands it a connection or a file to take over (tls.Client(conn))
 // that the function does not release or hand on itself (gzip.NewWriter(f)
 // beside `defer f.Close()` is not one): an encoder's, a chunked writer's
-// or a command pipe's Close finishes a stream something else owns.
+// or a command pipe's Close finishes a stream something else owns; nor when
+// the value is made by a method of a variable whose release the function
+// defers before (defer client.Close(); sess, err := client.NewSession():
+// the parent's release ends what it made), nor from a release-named method
+// that returns more than an error (pkcs7's Finish returns the bytes it
+// serialized).
 //
 // A lease that misses its release on one path leaks only when that path is
 // taken: typically the early return of a cancellation or error check. The

@@ -32,6 +32,11 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 		return nil
 	}
 	wrapsResource := f.wrapsResource(call) && !f.releasesWrapped(call)
+	if f.parentReleasedFirst(call) {
+		// sess, err := client.NewSession() after defer client.Close():
+		// closing the client ends what it made.
+		return nil
+	}
 	for idx, e := range lhs {
 		id, ok := ast.Unparen(e).(*ast.Ident)
 		if !ok || id.Name == "_" {
@@ -52,7 +57,7 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 		for _, rv := range inferredVerbs {
 			m, _, _ := types.LookupFieldOrMethod(v.Type(), true, v.Pkg(), rv.method)
 			mf, ok := m.(*types.Func)
-			if !ok || mf.Type().(*types.Signature).Params().Len() != 0 || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) || f.assignedElsewhere(v, id) {
+			if !ok || mf.Type().(*types.Signature).Params().Len() != 0 || !releaseResults(mf) || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) || f.assignedElsewhere(v, id) {
 				continue
 			}
 			kind := &ownership.Kind{
@@ -98,6 +103,47 @@ func (f *function) wrapsResource(call *ast.CallExpr) bool {
 		t := f.info().TypeOf(arg)
 		if t != nil && analysisutil.HasMethod(t, "Close") && (analysisutil.HasMethod(t, "SetDeadline") || analysisutil.HasMethod(t, "Fd")) {
 			return true
+		}
+	}
+	return false
+}
+
+// releaseResults reports whether m returns what a release returns:
+// nothing, or only an error. A Finish that returns the bytes it produced
+// (pkcs7's SignedData.Finish) serializes; it releases nothing.
+func releaseResults(m *types.Func) bool {
+	res := m.Type().(*types.Signature).Results()
+	return res.Len() == 0 || res.Len() == 1 && analysisutil.IsErrorInterface(res.At(0).Type())
+}
+
+// parentReleasedFirst reports whether call is a method of a variable p
+// whose release the function defers before call (defer client.Close();
+// ...; sess, err := client.NewSession()): the parent's release, run on
+// every return, ends what it made.
+func (f *function) parentReleasedFirst(call *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pid, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	p, ok := f.info().Uses[pid].(*types.Var)
+	if !ok {
+		return false
+	}
+	// A defer among the body's own statements, before the call, runs on
+	// every return after it.
+	for _, st := range f.body.List {
+		n, ok := st.(*ast.DeferStmt)
+		if !ok || n.Pos() >= call.Pos() {
+			continue
+		}
+		if ds, ok := ast.Unparen(n.Call.Fun).(*ast.SelectorExpr); ok {
+			if id, ok := ast.Unparen(ds.X).(*ast.Ident); ok && f.info().Uses[id] == p && ownership.Generic().Releases(ds.Sel.Name) {
+				return true
+			}
 		}
 	}
 	return false
