@@ -100,12 +100,17 @@ func isStream(t types.Type) bool {
 // that resource over.
 func (f *function) wrapsResource(call *ast.CallExpr) bool {
 	for _, arg := range call.Args {
-		t := f.info().TypeOf(arg)
-		if t != nil && analysisutil.HasMethod(t, "Close") && (analysisutil.HasMethod(t, "SetDeadline") || analysisutil.HasMethod(t, "Fd")) {
+		if isResource(f.info().TypeOf(arg)) {
 			return true
 		}
 	}
 	return false
+}
+
+// isResource reports whether t is a connection or a file: a value with
+// Close and either SetDeadline or Fd.
+func isResource(t types.Type) bool {
+	return t != nil && analysisutil.HasMethod(t, "Close") && (analysisutil.HasMethod(t, "SetDeadline") || analysisutil.HasMethod(t, "Fd"))
 }
 
 // releaseResults reports whether m returns what a release returns:
@@ -155,8 +160,7 @@ func (f *function) parentReleasedFirst(call *ast.CallExpr) bool {
 // finishes its stream (gzip.Writer's Close does not close f).
 func (f *function) releasesWrapped(call *ast.CallExpr) bool {
 	for _, arg := range call.Args {
-		t := f.info().TypeOf(arg)
-		if t == nil || !analysisutil.HasMethod(t, "Close") || !(analysisutil.HasMethod(t, "SetDeadline") || analysisutil.HasMethod(t, "Fd")) {
+		if !isResource(f.info().TypeOf(arg)) {
 			continue
 		}
 		id, ok := ast.Unparen(arg).(*ast.Ident)

@@ -355,21 +355,27 @@ func (f *function) freshHolder(e ast.Expr, a *ownership.Acquisition) (*ast.Ident
 	if !ok || v.Pos() < f.body.Pos() || v.Pos() >= f.body.End() || !f.madeHere(v) {
 		return nil, nil
 	}
+	return x, heldIn(a, sel.Sel.Name, v)
+}
+
+// heldIn returns the acquisition a as held in the field of the value v
+// (cl.cancel, w.cancel): released through that field (cl.cancel()) or
+// by any method of v's type, which may release what it holds.
+func heldIn(a *ownership.Acquisition, field string, v *types.Var) *ownership.Acquisition {
 	k := *a.Kind
-	k.Field = sel.Sel.Name
+	k.Field = field
 	k.Release = slices.Clone(k.Release)
 	if k.Fix == "%s()" {
-		k.Fix = "%s." + sel.Sel.Name + "()"
+		k.Fix = "%s." + field + "()"
 	} else {
 		k.Fix = ""
 	}
-	// Any method of the holder may release what it holds.
 	for _, m := range typeutil.IntuitiveMethodSet(v.Type(), nil) {
 		k.Release = append(k.Release, m.Obj().Name())
 	}
 	acq := *a
 	acq.Kind = &k
-	return x, &acq
+	return &acq
 }
 
 // heldBy returns, when the statement n puts the lease in a field of a
@@ -425,20 +431,7 @@ func (l *lease) heldBy(n ast.Node) *lease {
 		if !ok {
 			return nil
 		}
-		k := *l.kind()
-		k.Field = field.Name
-		k.Release = slices.Clone(k.Release)
-		if k.Fix == "%s()" {
-			k.Fix = "%s." + field.Name + "()"
-		} else {
-			k.Fix = ""
-		}
-		for _, m := range typeutil.IntuitiveMethodSet(v.Type(), nil) {
-			k.Release = append(k.Release, m.Obj().Name())
-		}
-		acq := *l.acq
-		acq.Kind = &k
-		return &lease{f: f, acq: &acq, call: l.call, stmt: n, block: p.Block, index: p.Index, id: id, obj: v}
+		return &lease{f: f, acq: heldIn(l.acq, field.Name, v), call: l.call, stmt: n, block: p.Block, index: p.Index, id: id, obj: v}
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
@@ -31,7 +33,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "orphansend",
 		Doc:      analysisutil.MustExtractDoc(doc, "orphansend"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/orphansend.md",
-		Requires: []*analysis.Analyzer{goroutines.Analyzer, ctxflow.Analyzer, directives.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, goroutines.Analyzer, ctxflow.Analyzer, directives.Analyzer},
 		Run:      analysisutil.Finishing(c.run),
 	}
 }
@@ -49,7 +51,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	rep := analysisutil.NewReporter(pass)
 	if flow.ImportsContext {
-		checkUnguarded(pass, flow, rep)
+		checkUnguarded(pass, pass.ResultOf[inspect.Analyzer].(*inspector.Inspector), flow, rep)
 	}
 	for _, o := range res.Orphans {
 		rep.Report(orphanDiagnostic(pass, flow, o))

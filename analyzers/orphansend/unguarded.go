@@ -7,6 +7,7 @@ import (
 	"go/types"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
@@ -22,56 +23,64 @@ import (
 // finished handler no longer selects on). Channels the package makes with a
 // buffer are not judged: the buffer may hold the send; nor locals, which
 // the orphan walk judges with their make in sight.
-func checkUnguarded(pass *analysis.Pass, flow *ctxflow.Result, rep *analysisutil.Reporter) {
-	var buffered map[*types.Var]bool
-	for _, f := range flow.Funcs {
-		if f.Body == nil || !f.HasContext() {
+func checkUnguarded(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Result, rep *analysisutil.Reporter) {
+	type sends struct {
+		guard    *ast.SendStmt // a send given up when a context of f is done
+		guardCtx ast.Expr
+		bare     []*ast.SendStmt
+	}
+	byFunc := map[*ctxflow.Func]*sends{}
+	var order []*ctxflow.Func
+	comms := map[ast.Stmt]bool{}
+	// A select comes before the sends of its cases in the walk.
+	for c := range ins.Root().Preorder((*ast.SelectStmt)(nil), (*ast.SendStmt)(nil)) {
+		f := flow.Enclosing(c)
+		if f == nil || f.Body == nil || !f.HasContext() {
 			continue
 		}
-		var guard *ast.SendStmt // a send given up when a context of f is done
-		var guardCtx ast.Expr
-		var bare []*ast.SendStmt
-		comms := map[ast.Stmt]bool{}
-		ast.Inspect(f.Body, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.FuncLit:
-				return false // a function of its own
-			case *ast.SelectStmt:
-				var send *ast.SendStmt
-				var ctx ast.Expr
-				for _, c := range n.Body.List {
-					cc := c.(*ast.CommClause)
-					if cc.Comm == nil {
-						continue
-					}
-					comms[cc.Comm] = true
-					if s, ok := cc.Comm.(*ast.SendStmt); ok {
-						send = s
-					} else if x := flow.DoneContext(cc.Comm); x != nil && ownContext(f, x) {
-						ctx = x
-					}
+		fs := byFunc[f]
+		if fs == nil {
+			fs = &sends{}
+			byFunc[f] = fs
+			order = append(order, f)
+		}
+		switch n := c.Node().(type) {
+		case *ast.SelectStmt:
+			var send *ast.SendStmt
+			var ctx ast.Expr
+			for _, cl := range n.Body.List {
+				cc := cl.(*ast.CommClause)
+				if cc.Comm == nil {
+					continue
 				}
-				if send != nil && ctx != nil && guard == nil {
-					guard, guardCtx = send, ctx
-				}
-			case *ast.SendStmt:
-				if !comms[n] {
-					if fieldOf(pass.TypesInfo, n.Chan) != nil {
-						bare = append(bare, n)
-					}
+				comms[cc.Comm] = true
+				if s, ok := cc.Comm.(*ast.SendStmt); ok {
+					send = s
+				} else if x := flow.DoneContext(cc.Comm); x != nil && ownContext(f, x) {
+					ctx = x
 				}
 			}
-			return true
-		})
+			if send != nil && ctx != nil && fs.guard == nil {
+				fs.guard, fs.guardCtx = send, ctx
+			}
+		case *ast.SendStmt:
+			if !comms[n] && fieldOf(pass.TypesInfo, n.Chan) != nil {
+				fs.bare = append(fs.bare, n)
+			}
+		}
+	}
+	var buffered map[*types.Var]bool
+	for _, f := range order {
+		guard, guardCtx, bare := byFunc[f].guard, byFunc[f].guardCtx, byFunc[f].bare
 		if guard == nil || len(bare) == 0 {
 			continue
 		}
 		if buffered == nil {
-			buffered = bufferedFields(pass)
+			buffered = bufferedFields(pass, ins)
 		}
 		ctx := types.ExprString(guardCtx)
 		for _, s := range bare {
-			if s.Pos() < f.Body.Pos() || buffered[fieldOf(pass.TypesInfo, s.Chan)] {
+			if buffered[fieldOf(pass.TypesInfo, s.Chan)] {
 				continue
 			}
 			ch := types.ExprString(s.Chan)
@@ -105,12 +114,10 @@ func ownContext(f *ctxflow.Func, x ast.Expr) bool {
 // fieldOf returns the struct field a channel expression selects (w.ch,
 // s.conn.out), or nil.
 func fieldOf(info *types.Info, e ast.Expr) *types.Var {
-	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
-	if !ok {
+	if _, sel := ast.Unparen(e).(*ast.SelectorExpr); !sel {
 		return nil
 	}
-	if s := info.Selections[sel]; s != nil && s.Kind() == types.FieldVal {
-		v, _ := s.Obj().(*types.Var)
+	if v := analysisutil.VarObject(info, e); v != nil && v.IsField() {
 		return v
 	}
 	return nil
@@ -120,7 +127,7 @@ func fieldOf(info *types.Info, e ast.Expr) *types.Var {
 // buffer somewhere, or with a size that is not the constant 0: in an
 // assignment (x.ch = make(chan T, n)) or a composite literal (T{ch:
 // make(chan T, n)}).
-func bufferedFields(pass *analysis.Pass) map[*types.Var]bool {
+func bufferedFields(pass *analysis.Pass, ins *inspector.Inspector) map[*types.Var]bool {
 	info := pass.TypesInfo
 	out := map[*types.Var]bool{}
 	sized := func(e ast.Expr) bool {
@@ -135,26 +142,23 @@ func bufferedFields(pass *analysis.Pass) map[*types.Var]bool {
 		}
 		return true
 	}
-	for _, file := range pass.Files {
-		ast.Inspect(file, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				if len(n.Lhs) == len(n.Rhs) {
-					for i, l := range n.Lhs {
-						if v := fieldOf(info, l); v != nil && sized(n.Rhs[i]) {
-							out[v] = true
-						}
-					}
-				}
-			case *ast.KeyValueExpr:
-				if id, ok := n.Key.(*ast.Ident); ok {
-					if v, ok := info.Uses[id].(*types.Var); ok && v.IsField() && sized(n.Value) {
+	for c := range ins.Root().Preorder((*ast.AssignStmt)(nil), (*ast.KeyValueExpr)(nil)) {
+		switch n := c.Node().(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if v := fieldOf(info, l); v != nil && sized(n.Rhs[i]) {
 						out[v] = true
 					}
 				}
 			}
-			return true
-		})
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok {
+				if v, ok := info.Uses[id].(*types.Var); ok && v.IsField() && sized(n.Value) {
+					out[v] = true
+				}
+			}
+		}
 	}
 	return out
 }

@@ -30,7 +30,7 @@ func (st *state) checkCondWait(cur inspector.Cursor, call *ast.CallExpr) {
 	if !ok {
 		return
 	}
-	cond := condObj(st.info, sel.X)
+	cond := analysisutil.VarObject(st.info, sel.X)
 	if cond == nil {
 		return
 	}
@@ -80,22 +80,6 @@ func (st *state) testedContext(f *ctxflow.Func, loop ast.Node) *ctxflow.Context 
 	return nil
 }
 
-// condObj returns the variable or field a sync.Cond expression names: c,
-// a.cond, a.inner.cond (the last field), or nil.
-func condObj(info *types.Info, e ast.Expr) types.Object {
-	switch x := ast.Unparen(e).(type) {
-	case *ast.Ident:
-		return info.Uses[x]
-	case *ast.SelectorExpr:
-		if s := info.Selections[x]; s != nil && s.Kind() == types.FieldVal {
-			return s.Obj()
-		}
-	case *ast.StarExpr:
-		return condObj(info, x.X)
-	}
-	return nil
-}
-
 // wakesOnEnd reports whether the function around body sets up a wake-up
 // of the condition cond: a literal in it (given to context.AfterFunc,
 // started by a go statement after `<-ctx.Done()`), or a function of the
@@ -109,8 +93,8 @@ func (st *state) wakesOnEnd(body *ast.BlockStmt, cond types.Object) bool {
 	callee := func(fn *types.Func) {
 		if fn != nil && fn.Pkg() == st.pass.Pkg && !seen[fn.Origin()] {
 			seen[fn.Origin()] = true
-			if d := st.declOf(fn); d != nil {
-				inspect(d, true)
+			if d := st.res.DeclOf(fn); d != nil && d.Body != nil {
+				inspect(d.Body, true)
 			}
 		}
 	}
@@ -126,7 +110,7 @@ func (st *state) wakesOnEnd(body *ast.BlockStmt, cond types.Object) bool {
 			case *ast.CallExpr:
 				fn := analysisutil.Callee(st.info, m)
 				if inLit && (analysisutil.IsMethod(fn, "sync", "Cond", "Broadcast") || analysisutil.IsMethod(fn, "sync", "Cond", "Signal")) {
-					if sel, ok := ast.Unparen(m.Fun).(*ast.SelectorExpr); ok && condObj(st.info, sel.X) == cond {
+					if sel, ok := ast.Unparen(m.Fun).(*ast.SelectorExpr); ok && analysisutil.VarObject(st.info, sel.X) == cond {
 						found = true
 					}
 				}
@@ -149,17 +133,6 @@ func (st *state) wakesOnEnd(body *ast.BlockStmt, cond types.Object) bool {
 	}
 	inspect(body, false)
 	return found
-}
-
-// declOf returns the body of a function of the package, or nil.
-func (st *state) declOf(fn *types.Func) ast.Node {
-	for c := range st.ins.Root().Preorder((*ast.FuncDecl)(nil)) {
-		d := c.Node().(*ast.FuncDecl)
-		if st.info.Defs[d.Name] == fn.Origin() && d.Body != nil {
-			return d.Body
-		}
-	}
-	return nil
 }
 
 // condWaitFix registers, at the top of f's body, a context.AfterFunc that

@@ -1218,8 +1218,8 @@ func (st *state) timerOrWake(s *ast.SelectStmt) string {
 		// Only the package can close an unexported field of its own; an
 		// exported one may be closed by importers, a parameter by the
 		// caller.
-		obj, isField := chanObj(st.info, x).(*types.Var)
-		if !isField || !obj.IsField() || obj.Pkg() != st.pass.Pkg || obj.Exported() || st.closedChans()[obj] {
+		obj := analysisutil.VarObject(st.info, x)
+		if obj == nil || !obj.IsField() || obj.Pkg() != st.pass.Pkg || obj.Exported() || st.closedChans()[obj] {
 			return ""
 		}
 		wakes = append(wakes, types.ExprString(x))
@@ -1228,25 +1228,6 @@ func (st *state) timerOrWake(s *ast.SelectStmt) string {
 		return ""
 	}
 	return strings.Join(wakes, " and ")
-}
-
-// chanObj returns the variable or field a channel expression names (ch,
-// r.notify), or nil for anything else (a call, an index).
-func chanObj(info *types.Info, e ast.Expr) types.Object {
-	switch x := ast.Unparen(e).(type) {
-	case *ast.Ident:
-		if v, ok := info.Uses[x].(*types.Var); ok {
-			return v
-		}
-	case *ast.SelectorExpr:
-		if s := info.Selections[x]; s != nil && s.Kind() == types.FieldVal {
-			return s.Obj()
-		}
-		if v, ok := info.Uses[x.Sel].(*types.Var); ok {
-			return v // a package-qualified variable
-		}
-	}
-	return nil
 }
 
 // closedChans returns the channel variables and fields the package closes
@@ -1259,7 +1240,7 @@ func (st *state) closedChans() map[types.Object]bool {
 	for c := range st.ins.Root().Preorder((*ast.CallExpr)(nil)) {
 		call := c.Node().(*ast.CallExpr)
 		if analysisutil.IsBuiltin(st.info, call, "close") && len(call.Args) == 1 {
-			if obj := chanObj(st.info, call.Args[0]); obj != nil {
+			if obj := analysisutil.VarObject(st.info, call.Args[0]); obj != nil {
 				st.closed[obj] = true
 			}
 		}

@@ -396,31 +396,18 @@ func (s *state) stoppedItself(f *ctxflow.Func, n *ast.IfStmt, errExpr ast.Expr) 
 	}
 	// The error's definitions that reach the test must come from no call
 	// given one of f's context parameters.
-	bound := false
-	ast.Inspect(f.Body, func(m ast.Node) bool {
-		if bound {
-			return false
-		}
-		if _, lit := m.(*ast.FuncLit); lit {
-			return false
-		}
-		as, ok := m.(*ast.AssignStmt)
-		if !ok || as.Pos() > n.Pos() {
-			return true
-		}
-		for _, l := range as.Lhs {
-			if lid, ok := ast.Unparen(l).(*ast.Ident); ok && s.info.ObjectOf(lid) == v {
-				for _, r := range as.Rhs {
-					if s.givenParamCtx(f, r) {
-						bound = true
-					}
+	defs, _, known := g.DefsReaching(v, n.Cond)
+	if !known {
+		return false
+	}
+	for _, d := range defs {
+		if as, ok := d.(*ast.AssignStmt); ok {
+			for _, r := range as.Rhs {
+				if s.givenParamCtx(f, r) {
+					return false
 				}
 			}
 		}
-		return true
-	})
-	if bound {
-		return false
 	}
 	target := at.Node()
 	stop := func(m ast.Node) bool {
@@ -471,11 +458,7 @@ func (s *state) givenParamCtx(f *ctxflow.Func, e ast.Expr) bool {
 // isCancelFunc reports whether t is context.CancelFunc or
 // context.CancelCauseFunc.
 func isCancelFunc(t types.Type) bool {
-	n, ok := types.Unalias(t).(*types.Named)
-	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "context" {
-		return false
-	}
-	return n.Obj().Name() == "CancelFunc" || n.Obj().Name() == "CancelCauseFunc"
+	return t != nil && (analysisutil.IsNamed(t, "context", "CancelFunc") || analysisutil.IsNamed(t, "context", "CancelCauseFunc"))
 }
 
 // checkCancelTest reports `if <cancellation test> { return nil }`.

@@ -180,6 +180,30 @@ func ObjectOfIdent(info *types.Info, e ast.Expr) types.Object {
 	return nil
 }
 
+// VarObject returns the variable or struct field an expression names: v,
+// x.f, x.inner.f (the last field), *p, a package-qualified variable; or nil
+// for anything else (a call, an index, a method value).
+func VarObject(info *types.Info, e ast.Expr) *types.Var {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		v, _ := info.Uses[x].(*types.Var)
+		return v
+	case *ast.SelectorExpr:
+		if s := info.Selections[x]; s != nil {
+			if s.Kind() == types.FieldVal {
+				v, _ := s.Obj().(*types.Var)
+				return v
+			}
+			return nil
+		}
+		v, _ := info.Uses[x.Sel].(*types.Var) // a package-qualified variable
+		return v
+	case *ast.StarExpr:
+		return VarObject(info, x.X)
+	}
+	return nil
+}
+
 // ReferencesObject reports whether n mentions obj anywhere.
 func ReferencesObject(info *types.Info, n ast.Node, obj types.Object) bool {
 	found := false

@@ -528,36 +528,54 @@ func (r *Result) makesUnderDetached(call *ast.CallExpr, depth int) bool {
 	if fn == nil {
 		return false
 	}
-	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && fn.Type().(*types.Signature).Recv() != nil {
-		s, ok := r.info.Selections[sel]
-		if !ok || s.Kind() != types.MethodVal || types.IsInterface(s.Recv()) {
-			return false
+	given, ok := r.detachedInputs(call, fn, depth, true)
+	return ok && given
+}
+
+// detachedInputs reports, for a call of fn, whether nothing it is given
+// can bring a caller's context (ok): its receiver, for a method, holds
+// none; every context or request argument is detached (given: there is
+// one); an argument that holds a context holds none; no other argument
+// could bring one (a function value, an interface), but for the function
+// literals of a call that makes values for them, when callbacks is set.
+func (r *Result) detachedInputs(call *ast.CallExpr, fn *types.Func, depth int, callbacks bool) (given, ok bool) {
+	if fn.Type().(*types.Signature).Recv() != nil {
+		sel, isSel := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !isSel {
+			return false, false
+		}
+		s, isSel := r.info.Selections[sel]
+		if !isSel || s.Kind() != types.MethodVal || types.IsInterface(s.Recv()) {
+			return false, false
 		}
 		if hasContextInside(s.Recv()) && !r.holdsNoContext(sel.X, depth+1) {
-			return false
+			return false, false // tx.Stmt(s): as tx does
 		}
 	}
-	given := false
 	for _, arg := range call.Args {
 		t := r.info.TypeOf(arg)
 		switch {
 		case analysisutil.IsContext(t):
 			if !r.Detached(arg) {
-				return false
+				return false, false
 			}
 			given = true
 		case analysisutil.IsHTTPRequest(t):
 			if !r.detachedRequest(arg, depth+1) {
-				return false
+				return false, false
 			}
 			given = true
 		case hasContextInside(t):
 			if !r.holdsNoContext(arg, depth+1) {
-				return false
+				return false, false
+			}
+		case mayBringContext(t):
+			if _, lit := ast.Unparen(arg).(*ast.FuncLit); !callbacks || !lit {
+				return false, false
 			}
 		}
 	}
-	return given
+	return given, true
 }
 
 func (r *Result) holdsNoContext(e ast.Expr, depth int) bool {
@@ -570,41 +588,9 @@ func (r *Result) holdsNoContext(e ast.Expr, depth int) bool {
 		if fn == nil {
 			return false // a function value: anything
 		}
-		sig := fn.Type().(*types.Signature)
-		if sig.Recv() != nil {
-			sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr)
-			if !ok {
-				return false
-			}
-			s, ok := r.info.Selections[sel]
-			if !ok || s.Kind() != types.MethodVal || types.IsInterface(s.Recv()) {
-				return false
-			}
-			if hasContextInside(s.Recv()) && !r.holdsNoContext(sel.X, depth+1) {
-				return false // tx.Stmt(s): as tx does
-			}
-		}
-		given := false
-		for _, arg := range e.Args {
-			t := r.info.TypeOf(arg)
-			switch {
-			case analysisutil.IsContext(t):
-				if !r.Detached(arg) {
-					return false
-				}
-				given = true
-			case analysisutil.IsHTTPRequest(t):
-				if !r.detachedRequest(arg, depth+1) {
-					return false
-				}
-				given = true
-			case hasContextInside(t):
-				if !r.holdsNoContext(arg, depth+1) {
-					return false
-				}
-			case mayBringContext(t):
-				return false
-			}
+		given, ok := r.detachedInputs(e, fn, depth, false)
+		if !ok {
+			return false
 		}
 		// Given no context, a function that still reaches one (a package
 		// context, a field) may put it in what it makes.

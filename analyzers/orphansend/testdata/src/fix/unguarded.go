@@ -15,5 +15,5 @@ func (c *feeder) feed(ctx context.Context, items []int) {
 			return
 		}
 	}
-		c.done <- true // want `this send on c.done waits for a receiver with no way out`
+	c.done <- true // want `this send on c.done waits for a receiver with no way out`
 }
