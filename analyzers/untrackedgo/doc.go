@@ -36,7 +36,9 @@
 //   - the goroutine uses state of its owner that does not survive the
 //     owner's return: the ResponseWriter or Request of an http handler
 //     (a func(w http.ResponseWriter, r *http.Request) or ServeHTTP); a local
-//     variable of the owner it writes (the result is lost and races); the
+//     variable of the owner it writes and the owner reads after the start
+//     (the result is lost and races; a variable only other goroutines of
+//     the owner read is state they share); the
 //     owner's context or one derived from it (canceled by the caller once
 //     the owner returns), unless the goroutine only watches it; or it is
 //     started for each element of a finite collection loop (one the loop
@@ -82,7 +84,29 @@
 // the group's Wait: when the owner declares the group and a path from the
 // Go call reaches a return without a Wait (or handing the group on: any
 // use other than Go, TryGo and SetLimit), and no Wait is deferred, the
-// goroutines outlive the call and an errgroup's error is lost.
+// goroutines outlive the call and an errgroup's error is lost. A group the
+// owner stores where it outlives the call (a field of a value it builds or
+// returns, `b := &Batcher{g: g}`, `s.g = g`, a result) is its holder's to
+// wait on, whenever the store happens.
+//
+// And it reports a shutdown method (Close, Stop, Shutdown, GracefulStop)
+// that tells the type's goroutines to stop (it calls a field holding a
+// context's cancel function, or closes a channel field) and can return,
+// on some path from that signal, without waiting on the handle the type
+// keeps for them: a WaitGroup field that counts them, a field of a group
+// type (errgroup.Group, however its goroutines were started on it), or a
+// channel field that a goroutine closes when it ends and the package
+// receives from; while another method of the type signals them and waits
+// on that handle, the type's own complete shutdown. The goroutines may
+// still be running after the shutdown has returned, against whatever its
+// caller releases next (a file closed, a connection torn down). A type
+// whose waiting method does not signal (Stop, then Wait) splits the two on
+// purpose, and so does one whose waiting method calls the shutdown
+// (StopAndWait calls Stop): neither is reported. A wait through a method
+// of the package that waits counts. A type one of whose methods or
+// constructors starts a goroutine that never mentions the handle tracks
+// its goroutines inconsistently: that goroutine is the finding (the rule
+// above), not the shutdown.
 //
 // Bad:
 //

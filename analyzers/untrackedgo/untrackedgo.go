@@ -44,12 +44,15 @@ type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
-	if len(res.Goroutines) == 0 && len(res.GroupStarts) == 0 {
+	if len(res.Goroutines) == 0 && len(res.GroupStarts) == 0 && len(res.Unwaited) == 0 {
 		return analysisutil.NothingToReport(pass), nil
 	}
 	rep := analysisutil.NewReporter(pass)
 	for _, s := range res.GroupStarts {
 		rep.Report(groupUnwaited(pass, s))
+	}
+	for _, u := range res.Unwaited {
+		rep.Report(unwaited(pass, u))
 	}
 	for _, g := range res.Goroutines {
 		if g.Orphaned {
@@ -94,6 +97,27 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	rep.Finish()
 	return nil, nil
+}
+
+// unwaited reports a shutdown method that signals the type's goroutines
+// to stop and returns without waiting for them, which another method of
+// the type does.
+func unwaited(pass *analysis.Pass, u *goroutines.Unwaited) analysis.Diagnostic {
+	name := u.Method.Name.Name
+	wait := nodeText(pass, u.WaitAt)
+	how := "waiting for them (" + wait + ")"
+	if u.HandleKind == "done" {
+		how = "waiting for them to close " + u.Handle.Name() + " (" + wait + ")"
+	}
+	return analysis.Diagnostic{
+		Pos: u.Signal.Pos(), End: u.Signal.End(),
+		Message: fmt.Sprintf("%s tells the type's goroutines to stop (%s) but can return without %s, as %s does: they may still be running after %s has returned, against whatever its caller releases next",
+			name, nodeText(pass, u.Signal), how, u.Waiter.Name(), name),
+		Related: []analysis.RelatedInformation{
+			{Pos: u.Exit, Message: name + " returns here without waiting"},
+			{Pos: u.WaitAt.Pos(), End: u.WaitAt.End(), Message: u.Waiter.Name() + " waits for them here"},
+		},
+	}
 }
 
 // dropsError reports whether g is `go f(...)` of a function with an error

@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), untrackedgo.Analyzer, "a", "mainpkg", "stale", "skipdone", "groups")
+	analysistest.Run(t, analysistest.TestData(), untrackedgo.Analyzer, "a", "mainpkg", "stale", "skipdone", "groups", "shutdown")
 }
 
 // TestFacts checks that helpers of another package are understood through

@@ -77,6 +77,10 @@ type Result struct {
 	// Registered lists unbuffered reply channels registered in a map
 	// that their maker can stop waiting on without taking them out.
 	Registered []*Registered
+	// Unwaited lists shutdown methods that signal the type's goroutines
+	// and return without waiting on the handle its other shutdown waits
+	// on.
+	Unwaited []*Unwaited
 }
 
 // Goroutine is one goroutine start.
@@ -290,6 +294,7 @@ func (a *analysis) goroutines() *Result {
 		a.classify(g)
 	}
 	a.registries()
+	a.unwaitedShutdowns()
 	return a.res
 }
 

@@ -54,7 +54,7 @@ func (a *analysis) groupStart(c inspector.Cursor, call *ast.CallExpr) {
 		return
 	}
 	o := a.ownerOf(f)
-	if o == nil || a.deferredJoin(o, map[types.Object]bool{obj: true}) || a.waitsElsewhere(o, obj) {
+	if o == nil || a.deferredJoin(o, map[types.Object]bool{obj: true}) || a.waitsElsewhere(o, obj) || a.handedOn(o, obj) {
 		return
 	}
 	p, ok := o.graph.Locate(call)
@@ -75,6 +75,43 @@ func (a *analysis) groupStart(c inspector.Cursor, call *ast.CallExpr) {
 		Call: call, Group: obj, GroupExpr: sel.X, Owner: f,
 		Exit: exit.Pos(o.fn.Body), Return: exit.Return,
 	})
+}
+
+// handedOn reports whether the owner stores the group where it outlives
+// the owner, before or after starting work on it: in a field of a value
+// (`b := &Batcher{g: g}`, `s.g = g`), behind a pointer, or in a result.
+// Whoever holds that value waits for the group (a Close that calls
+// b.g.Wait(), judged where it is declared); the owner's own paths say
+// nothing about it.
+func (a *analysis) handedOn(o *owner, obj types.Object) bool {
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && a.info.Uses[id] == obj
+	}
+	found := false
+	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.KeyValueExpr:
+			found = found || is(n.Value)
+		case *ast.CompositeLit:
+			for _, e := range n.Elts {
+				found = found || is(e)
+			}
+		case *ast.AssignStmt:
+			for i, r := range n.Rhs {
+				if i < len(n.Lhs) && len(n.Lhs) == len(n.Rhs) && is(r) {
+					_, local := ast.Unparen(n.Lhs[i]).(*ast.Ident)
+					found = found || !local
+				}
+			}
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				found = found || is(r)
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // startsOn reports whether id is the receiver of a Go, TryGo or SetLimit

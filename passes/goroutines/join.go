@@ -638,7 +638,9 @@ func (a *analysis) ownerUses(g *Goroutine, o *owner, inLit func(types.Object) bo
 // loop that starts it, a closure called or deferred there), or obj is a
 // named result, so that what the goroutine writes is meant for the owner.
 // A variable the owner hands over and never touches again is the
-// goroutine's own.
+// goroutine's own; one that only other goroutines the owner starts read
+// (`stopped` set by a stopper goroutine and read by a worker, under a
+// lock) is state they share, not a result for the owner.
 func (a *analysis) readAfter(o *owner, g *Goroutine, obj types.Object) bool {
 	if a.namedResult(o, obj) {
 		return true
@@ -647,7 +649,15 @@ func (a *analysis) readAfter(o *owner, g *Goroutine, obj types.Object) bool {
 	if !ok {
 		return true
 	}
-	_, ok = o.graph.Reaches(p.Next(), func(n ast.Node) bool { return a.readsVar(n, obj, g.Lit) }, nil)
+	gos := map[*ast.FuncLit]bool{}
+	for _, h := range o.gos {
+		if h.Lit != nil {
+			if _, isGo := h.Start.(*ast.GoStmt); isGo {
+				gos[h.Lit] = true
+			}
+		}
+	}
+	_, ok = o.graph.Reaches(p.Next(), func(n ast.Node) bool { return a.readsVarIn(n, obj, func(l *ast.FuncLit) bool { return gos[l] }) }, nil)
 	return ok
 }
 
@@ -665,6 +675,11 @@ func (a *analysis) namedResult(o *owner, obj types.Object) bool {
 // readsVar reports whether n reads obj: a use that is not the target of
 // an assignment, also inside function literals other than skip.
 func (a *analysis) readsVar(n ast.Node, obj types.Object, skip *ast.FuncLit) bool {
+	return a.readsVarIn(n, obj, func(l *ast.FuncLit) bool { return l == skip })
+}
+
+// readsVarIn is readsVar skipping the literals for which skip holds.
+func (a *analysis) readsVarIn(n ast.Node, obj types.Object, skip func(*ast.FuncLit) bool) bool {
 	found := false
 	var visit func(n ast.Node) bool
 	visit = func(n ast.Node) bool {
@@ -673,7 +688,7 @@ func (a *analysis) readsVar(n ast.Node, obj types.Object, skip *ast.FuncLit) boo
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			if n == skip {
+			if skip(n) {
 				return false
 			}
 		case *ast.AssignStmt:

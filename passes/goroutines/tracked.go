@@ -273,7 +273,7 @@ func (a *analysis) mentionsField(n ast.Node, f *types.Var) bool {
 	found := false
 	ast.Inspect(n, func(m ast.Node) bool {
 		if sel, ok := m.(*ast.SelectorExpr); ok {
-			if s := a.info.Selections[sel]; s != nil && s.Obj() == f {
+			if s := a.info.Selections[sel]; s != nil && (s.Obj() == f || s.Kind() == types.FieldVal && s.Obj().(*types.Var).Origin() == f) {
 				found = true
 			}
 		}

@@ -1,6 +1,9 @@
 package a
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // A result channel joins only the paths that receive from it: the default
 // arm returns with every goroutine still running.
@@ -266,4 +269,38 @@ func fetchTimeoutRacy(u string, d <-chan struct{}) (*page, error) {
 	case <-d:
 		return p, context.DeadlineExceeded
 	}
+}
+
+// State shared by the goroutines the owner starts, under a lock, and never
+// read by the owner again: no result for the owner, nothing lost.
+func startQueue(stop <-chan struct{}, reqs <-chan int) {
+	var mu sync.Mutex
+	stopped := false
+	go func() {
+		<-stop
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+	}()
+	go func() {
+		for r := range reqs {
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
+			}
+			_ = r
+			mu.Unlock()
+		}
+	}()
+}
+
+// The owner reads what its goroutine writes: the write races.
+func startQueueRead(stop <-chan struct{}) bool {
+	stopped := false
+	go func() { // want `goroutine writes stopped, a variable of startQueueRead`
+		<-stop
+		stopped = true
+	}()
+	return stopped
 }

@@ -161,3 +161,50 @@ func resolveAll(ctx context.Context, hosts []string) []error {
 	}
 	return errs
 }
+
+// batcher holds the group its consumers run in; Close waits for it.
+type batcher struct {
+	in chan int
+	g  *errgroup.Group
+}
+
+// The group is stored in the value the constructor returns: whoever holds
+// it waits (Close), so the constructor's own return is not a leak.
+func newBatcher(ctx context.Context, n int) *batcher {
+	g, ctx := errgroup.WithContext(ctx)
+	b := &batcher{in: make(chan int), g: g}
+	for range n {
+		g.Go(func() error { return b.consume(ctx) })
+	}
+	return b
+}
+
+// Stored after the start, in a field.
+func (b *batcher) restart(ctx context.Context) {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return b.consume(ctx) })
+	b.g = g
+}
+
+// A group only a local holds, copied to another local, is still the
+// constructor's to wait for.
+func newBatcherLocal(ctx context.Context, n int) *batcher {
+	g, ctx := errgroup.WithContext(ctx)
+	h := g
+	b := &batcher{in: make(chan int)}
+	for range n {
+		h.Go(func() error { return b.consume(ctx) }) // want `goroutine started by h.Go is not waited for on every path: newBatcherLocal reaches a return without h.Wait`
+	}
+	return b
+}
+
+func (b *batcher) consume(ctx context.Context) error {
+	for range b.in {
+	}
+	return ctx.Err()
+}
+
+func (b *batcher) Close() error {
+	close(b.in)
+	return b.g.Wait()
+}
