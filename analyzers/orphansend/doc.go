@@ -57,7 +57,9 @@
 // no context to watch, channels the function itself receives from, and
 // buffered channels whose producer sends at most once per run (no path
 // from a send reaches another: an error channel of capacity 1 whose send
-// is followed by a return) are not streams.
+// is followed by a return), and channels made with room for every send
+// (`make(chan R, len(xs))` fed by one send per round of a `range xs` in
+// the producer, which does not assign xs) are not streams.
 //
 // And a registered reply channel: a function makes an unbuffered channel,
 // registers it in a map field or package map (`c.pending[id] = done`, or

@@ -116,9 +116,59 @@ func (a *analysis) streams(o *owner) {
 			// one value fits the buffer whether or not anyone reads it.
 			continue
 		}
+		if a.roomForRange(mk, sender.Lit, sends) {
+			continue
+		}
 		sender.Orphaned = true
 		a.res.Streams = append(a.res.Streams, &Stream{Make: mk, Chan: v, Owner: o.fn, Ctx: ctx, Sender: sender, Send: send, Return: ret})
 	}
+}
+
+// roomForRange reports whether the buffer of mk, make(chan T, len(xs)),
+// holds every send of the stream: its only send is a statement directly in
+// the body of a `range xs` loop of lit (xs the same access path, not
+// assigned in lit), so the producer sends at most len(xs) values and never
+// blocks, whoever stops receiving.
+func (a *analysis) roomForRange(mk *ast.CallExpr, lit *ast.FuncLit, sends []*ast.SendStmt) bool {
+	if len(mk.Args) != 2 || len(sends) != 1 {
+		return false
+	}
+	n, ok := ast.Unparen(mk.Args[1]).(*ast.CallExpr)
+	if !ok || !a.isBuiltin(n, "len") || len(n.Args) != 1 {
+		return false
+	}
+	xs := n.Args[0]
+	found := false
+	ast.Inspect(lit.Body, func(m ast.Node) bool {
+		rs, ok := m.(*ast.RangeStmt)
+		if !ok || found {
+			return !found
+		}
+		if analysisutil.SamePath(a.info, rs.X, xs) {
+			for _, st := range rs.Body.List {
+				if st == sends[0] {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	if !found {
+		return false
+	}
+	root := rootObj(a.info, xs)
+	assigned := false
+	ast.Inspect(lit.Body, func(m ast.Node) bool {
+		if as, ok := m.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if root != nil && rootObj(a.info, l) == root {
+					assigned = true
+				}
+			}
+		}
+		return !assigned
+	})
+	return !assigned
 }
 
 // isMake reports whether e is make(chan T) or make(chan T, n).

@@ -138,3 +138,48 @@ func scanWarn(ctx context.Context) <-chan error {
 	}()
 	return warnc
 }
+
+type destroyResult struct {
+	name string
+	err  error
+}
+
+func destroy(ctx context.Context, name string) error { return ctx.Err() }
+
+// The buffer holds one result per element the producer ranges over: no
+// send can block, whoever stops receiving.
+func batchDestroy(ctx context.Context, names []string) <-chan destroyResult {
+	res := make(chan destroyResult, len(names))
+	go func() {
+		for _, n := range names {
+			res <- destroyResult{n, destroy(ctx, n)}
+		}
+		close(res)
+	}()
+	return res
+}
+
+// One result per element of another slice: the buffer says nothing.
+func batchDestroyOther(ctx context.Context, names, extra []string) <-chan destroyResult {
+	res := make(chan destroyResult, len(names))
+	go func() {
+		for _, n := range extra {
+			res <- destroyResult{n, destroy(ctx, n)} // want `this send on res, which batchDestroyOther returns to its caller, waits for a receiver with no way out`
+		}
+		close(res)
+	}()
+	return res
+}
+
+// Two sends per element overflow it.
+func batchDestroyTwice(ctx context.Context, names []string) <-chan destroyResult {
+	res := make(chan destroyResult, len(names))
+	go func() {
+		for _, n := range names {
+			res <- destroyResult{n, destroy(ctx, n)} // want `this send on res, which batchDestroyTwice returns to its caller, waits for a receiver with no way out`
+			res <- destroyResult{n, nil}
+		}
+		close(res)
+	}()
+	return res
+}
