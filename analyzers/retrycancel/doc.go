@@ -20,7 +20,9 @@
 //     loop (every path from it comes back to the select without a return,
 //     a break out of the loop, the head of a loop with a condition or a
 //     range, or another look at the context such as a ctx.Err() test at
-//     the top of the round; another arm's return when a result arrives
+//     the top of the round, when it looks at that context or one made from
+//     it: a test of the request's ctx does not see the client's own
+//     c.ctx end, and while ctx lives its branch is not taken; another arm's return when a result arrives
 //     does not count, since the Done arm stays ready) and waits for
 //     nothing (no channel operation, select, time.Sleep or helper with the
 //     sleeps fact, nor the Wait of a sync.WaitGroup, sync.Cond or
@@ -193,6 +195,16 @@
 // files (set include_tests to check them). A test that decides whether the
 // bound call runs (`if blocked { if err := wait(ctx); err != nil { return
 // err } }`) does not count as a guard of its failure.
+//
+// In a loop over a collection (retry loops are judged by the rules above),
+// it reports a `case <-ctx.Done():` of a select directly in the loop whose
+// last statement is an unlabelled break: the break leaves the select, not
+// the loop, so once ctx is done the loop goes on with its next element and
+// each round takes the Done case or the work (a send that finds room) at
+// random. Not reported when every way from the case back to the select
+// passes a look at that context (a ctx.Err() test that returns) or leaves
+// the loop. The fix breaks out of the loop under its label, adding one
+// (`loop:`) when it has none.
 //
 // To silence one finding, give a reason:
 //

@@ -99,7 +99,11 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 				st.checkLibraryCall(cur, n)
 			}
 		default:
-			st.checkLoop(cur)
+			if analysisutil.IsRetryLoop(pass.TypesInfo, cur.Node().(ast.Stmt)) {
+				st.checkLoop(cur)
+			} else {
+				st.checkSelectBreak(cur, cur.Node().(ast.Stmt))
+			}
 		}
 	}
 	st.rep.Finish()

@@ -15,7 +15,7 @@ func Test(t *testing.T) {
 }
 
 func TestFixes(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), retrycancel.Analyzer, "fix", "libfix")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), retrycancel.Analyzer, "fix", "libfix", "fixbreak")
 }
 
 // TestNoRuntimeImport checks that a package whose build does not resolve

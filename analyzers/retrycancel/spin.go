@@ -57,7 +57,7 @@ func (st *state) spinArm(l *loop) (*ast.CommClause, ast.Expr) {
 			}
 			in = g.LoopBlocks(head)
 		}
-		if !st.leavesLoop(g, l, cc, body, head, in) {
+		if !st.leavesLoop(g, l, cc, x, body, head, in) {
 			return cc, x
 		}
 	}
@@ -74,15 +74,35 @@ func (st *state) spinArm(l *loop) (*ast.CommClause, ast.Expr) {
 // to the select without any of these is the next round, where the clause
 // is ready again at once: another arm's way out (a return when a result
 // arrives) does not stop the spin, it only ends it when that result comes.
-func (st *state) leavesLoop(g *flow.Graph, l *loop, cc *ast.CommClause, b, head *cfg.Block, in []bool) bool {
+//
+// A look counts only when it is at a context that has ended once x has:
+// x itself, or one made from it. A ctx.Err() test at the top of the round
+// does not see that another context, c.Context, has ended (a client's
+// own lifetime beside the request's): the clause on c.Context.Done() is
+// then taken at once every round.
+func (st *state) leavesLoop(g *flow.Graph, l *loop, cc *ast.CommClause, x ast.Expr, b, head *cfg.Block, in []bool) bool {
 	sel, ok := g.Locate(cc.Comm)
 	if !ok {
 		return true
 	}
 	looks := map[int32]bool{}
+	// other holds the blocks that end in a test of another context's end
+	// (if ctx.Err() != nil): while that context lives the test is false,
+	// and the round goes on along its false edge only.
+	other := map[int32]bool{}
 	for _, n := range l.obs {
 		if n.Pos() >= cc.Comm.Pos() && n.End() <= cc.Comm.End() {
 			continue // the clause's own receive
+		}
+		if y := st.lookedAt(n); y != nil && !st.res.EndsWith(y, x) {
+			if e, ok := n.(ast.Expr); ok {
+				if _, ok := st.res.CancelTestOf(e); ok {
+					if p, ok := g.Locate(n); ok && len(p.Block.Nodes) > 0 && p.Block.Nodes[len(p.Block.Nodes)-1] == n && len(p.Block.Succs) == 2 {
+						other[p.Block.Index] = true
+					}
+				}
+			}
+			continue // a look at another context
 		}
 		if p, ok := g.Locate(n); ok {
 			looks[p.Block.Index] = true
@@ -110,9 +130,36 @@ func (st *state) leavesLoop(g *flow.Graph, l *loop, cc *ast.CommClause, b, head 
 		if x == sel.Block && x != b {
 			continue // back at the select: the clause is taken again
 		}
+		if other[x.Index] {
+			stack = append(stack, x.Succs[1])
+			continue
+		}
 		stack = append(stack, x.Succs...)
 	}
 	return false
+}
+
+// lookedAt returns the context a look of the loop (l.obs) is at, when it
+// is written there: ctx in ctx.Err(), ctx.Done(), context.Cause(ctx), or
+// a cancellation test of ctx.Err(); nil when it is not known.
+func (st *state) lookedAt(n ast.Node) ast.Expr {
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		fn := analysisutil.Callee(st.info, n)
+		switch {
+		case analysisutil.IsMethod(fn, "context", "Context", "Err"), analysisutil.IsMethod(fn, "context", "Context", "Done"):
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+				return sel.X
+			}
+		case analysisutil.IsFunc(fn, "context", "Cause") && len(n.Args) == 1:
+			return n.Args[0]
+		}
+	case ast.Expr:
+		if t, ok := st.res.CancelTestOf(n); ok && t.Ctx != nil {
+			return t.Ctx
+		}
+	}
+	return nil
 }
 
 // assignedIn reports whether body assigns obj.
