@@ -29,11 +29,15 @@ import (
 // A case with several expressions is taken when any of them holds, so one
 // cancellation test among them is enough.
 func (s *state) checkCase(cur inspector.Cursor, cc *ast.CaseClause) {
-	if len(cc.List) == 0 || len(cc.Body) == 0 {
+	if len(cc.Body) == 0 {
 		return
 	}
 	sw, ok := cur.Parent().Parent().Node().(*ast.SwitchStmt)
 	if !ok {
+		return
+	}
+	if len(cc.List) == 0 {
+		s.checkFailureCase(cur, sw, cc)
 		return
 	}
 	for i, e := range cc.List {
@@ -69,6 +73,67 @@ func (s *state) checkCase(cur inspector.Cursor, cc *ast.CaseClause) {
 		s.reportNilOnCancel(f, t, cc.Body[len(cc.Body)-1], cc.Pos(), cc.Colon+1, own)
 		return
 	}
+	s.checkFailureCase(cur, sw, cc)
+}
+
+// checkFailureCase reports a clause of a tagless switch that is taken
+// when a carrier is not nil and only logs it, the switch form of `if err
+// != nil { log(err) }` in a loop:
+//
+//	switch {
+//	case err == nil:
+//	case errors.Is(err, errSkipped):
+//		log.Print("skipped")
+//	default:
+//		log.Printf("failed: %v", err) // a cancellation too: the loop goes on
+//	}
+//
+// The clause is `case err != nil:`, or the default of a switch one of
+// whose cases is err == nil. No clause of the switch may test for
+// cancellation: then the default does not see it.
+func (s *state) checkFailureCase(cur inspector.Cursor, sw *ast.SwitchStmt, cc *ast.CaseClause) {
+	if sw.Tag != nil || len(cc.Body) == 0 {
+		return
+	}
+	var errVar *types.Var
+	var errExpr *ast.Ident
+	for _, e := range cc.List {
+		if v, id := s.testedCarrier(e); v != nil && errVar == nil {
+			errVar, errExpr = v, id
+		}
+	}
+	for _, st := range sw.Body.List {
+		for _, e := range st.(*ast.CaseClause).List {
+			if s.res.ChecksCancel(e) {
+				return
+			}
+			if cc.List == nil && errVar == nil {
+				errVar, errExpr = s.testedNil(e)
+			}
+		}
+	}
+	if errVar == nil || s.res.ChecksCancel(&ast.BlockStmt{List: cc.Body}) {
+		return
+	}
+	body := &ast.BlockStmt{Lbrace: cc.Colon, List: cc.Body, Rbrace: cc.End()}
+	if analysisutil.UsedOutsideLogs(s.info, body, errVar) {
+		return
+	}
+	swCur := cur.Parent().Parent()
+	f := s.res.Enclosing(cur)
+	if f == nil || s.checkedBefore(swCur, errVar) || s.inTeardown(f) {
+		return
+	}
+	s.reportLogged(cur, f, nil, body, cc.Pos(), cc.Colon+1, errVar, errExpr)
+}
+
+// testedNil returns the carrier e tests to be nil (err == nil).
+func (s *state) testedNil(e ast.Expr) (*types.Var, *ast.Ident) {
+	b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	if !ok || b.Op != token.EQL {
+		return nil, nil
+	}
+	return s.testedCarrier(&ast.BinaryExpr{X: b.X, Op: token.NEQ, Y: b.Y})
 }
 
 // caseTest returns the cancellation test of case expression e of a switch

@@ -103,8 +103,24 @@
 //     function that returns only its error, by a return of a call given
 //     another result of the filtered call (`return save(ctx, res)`): the
 //     half-done result is recorded as finished;
+//   - in code that runs once a context x has ended (`case <-x.Done():`,
+//     the branch of `if x.Err() != nil`), a return of another context's
+//     error, y.Err() or context.Cause(y), when y does not end whenever x
+//     does (y is neither x nor made from it; a parent of x need not have
+//     ended): while y lives its Err is nil, so the function returns a nil
+//     error with its zero results (fix: return x.Err());
+//   - a loop guarded by `x.Err() == nil` (alone or as a conjunct of its
+//     condition) whose exit, taken once x is done, reaches with no look at
+//     x a return of a nil error beside a non-zero result (what it gathered
+//     so far, returned as complete; fix: return x.Err() there), or, in an
+//     iterator body (a literal taking yield func(T, error) bool), the end
+//     of the sequence without a yield (a truncated sequence looks
+//     complete); a function whose only result is its error may stop
+//     quietly this way;
 //   - in a loop over a collection, a branch that only logs the error and
-//     goes on to the next item, or that skips canceled items
+//     goes on to the next item (an if, or a clause of a tagless switch
+//     taken on failure: `case err != nil:`, or the default of a switch with
+//     a `case err == nil:` and no case that tests for cancellation), or that skips canceled items
 //     (`if errors.Is(err, context.Canceled) { continue }`); over a function
 //     iterator made by a context-bound call (`for p, err := range
 //     walk(ctx, root)`), the error it yields is such an error, reported

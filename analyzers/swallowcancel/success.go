@@ -35,6 +35,9 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		return
 	}
 	if t, ok := s.res.CancelTestOf(n.Cond); ok {
+		if t.Ctx != nil && t.Err == nil {
+			s.checkOtherErr(cur, n.Body.List, t.Ctx, "this branch")
+		}
 		s.checkCancelTest(cur, f, n, t)
 		return
 	}
@@ -75,8 +78,58 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		s.checkFailBreak(cur, f, n, br, errVar, errExpr)
 		return
 	}
-	if n.Else != nil || endsFlow(s.info, last) || !s.logOnly(n.Body) {
-		return // an else, an exit, or handling other than logging (a fallback)
+	if n.Else != nil {
+		return // an else: handling other than logging (a fallback)
+	}
+	s.reportLogged(cur, f, n, n.Body, n.Pos(), n.Cond.End(), errVar, errExpr)
+}
+
+// perRoundDeadline reports whether every context call is given is a
+// local declared inside loop's body that can only time out (a deadline
+// of a detached parent: ctxflow's DeadlineOnly), and it is given one.
+func (s *state) perRoundDeadline(call *ast.CallExpr, loop ast.Stmt) bool {
+	var body *ast.BlockStmt
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		body = l.Body
+	case *ast.RangeStmt:
+		body = l.Body
+	}
+	if body == nil {
+		return false
+	}
+	n := 0
+	for _, arg := range call.Args {
+		if !analysisutil.IsContext(s.info.TypeOf(arg)) {
+			continue
+		}
+		id, ok := ast.Unparen(arg).(*ast.Ident)
+		if !ok {
+			return false
+		}
+		v, ok := s.info.Uses[id].(*types.Var)
+		if !ok || v.Pos() < body.Pos() || v.Pos() >= body.End() || !s.res.DeadlineOnly(arg) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// reportLogged reports body, the branch taken when errVar (a carrier) is
+// not nil, when it only logs the error and carries on: an if statement's
+// body (ifn), or a switch clause's taken on failure. pos and end are the
+// extent of the report (the if and its condition, the case).
+func (s *state) reportLogged(cur inspector.Cursor, f *ctxflow.Func, ifn *ast.IfStmt, body *ast.BlockStmt, pos, end token.Pos, errVar *types.Var, errExpr *ast.Ident) {
+	last := lastStmt(body)
+	if endsFlow(s.info, last) || !s.logOnly(body) {
+		return // an exit, or handling other than logging (a fallback)
+	}
+	// The call whose error the branch handles names the context: the
+	// function's own deadline is not the caller's context.
+	var src *ast.CallExpr
+	if ifn != nil {
+		src = sourceCall(cur, ifn, errVar, s.info)
 	}
 	// The branch logs (or ignores) the error and carries on: in a loop over
 	// a collection that means working on after cancellation; elsewhere, in
@@ -91,14 +144,26 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 			// was logged, not only logged.
 			return
 		}
+		var fixes []analysis.SuggestedFix
+		if ifn != nil {
+			fixes = s.returnInBranchFix(f, ifn, errExpr.Name)
+		}
 		s.rep.Report(analysis.Diagnostic{
-			Pos: n.Pos(),
-			End: n.Cond.End(),
+			Pos: pos,
+			End: end,
 			Message: fmt.Sprintf("%s may carry the cancellation of %s and is only logged, so %s goes on and returns success after it is canceled",
-				errExpr.Name, orCaller(s.ctxFor(f, nil)), f.Name()),
-			SuggestedFixes: s.returnInBranchFix(f, n, errExpr.Name),
+				errExpr.Name, orCaller(s.ctxFor(f, src)), f.Name()),
+			SuggestedFixes: fixes,
 		})
 		return
+	}
+	if ifn != nil {
+		if src != nil && s.perRoundDeadline(src, loop) {
+			// ctx, cancel := context.WithDeadline(context.Background(), d)
+			// made in the round: its end is that item's own timeout, and
+			// the next item gets a fresh one.
+			return
+		}
 	}
 	if s.quiet[f] || analysisutil.IsRetryLoop(s.info, loop) || s.inRetryLoop(cur) || s.loopChecksCancel(loop) || s.checksAfterLoop(cur, f, loop) {
 		return
@@ -121,9 +186,9 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		// after the loop, and no result: no one is told the work was done.
 		return
 	}
-	ctx := s.ctxFor(f, nil)
+	ctx := s.ctxFor(f, src)
 	msg := fmt.Sprintf("%s may carry the cancellation of %s and is only %s, so %s goes on after cancellation and %s fails once per remaining item",
-		errExpr.Name, orCaller(ctx), handledHow(s.info, n.Body), describeLoop(loop), f.Name())
+		errExpr.Name, orCaller(ctx), handledHow(s.info, body), describeLoop(loop), f.Name())
 	if rs, ok := loop.(*ast.RangeStmt); ok && rangeVar(s.info, rs, errVar) {
 		// The iterator itself yields the error: whether it then stops or
 		// goes on is the iterator's business, but when the function then
@@ -137,13 +202,13 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 			return
 		}
 		msg = fmt.Sprintf("%s, yielded by %s, may carry the cancellation of %s and is only %s, so %s returns as if the iteration had finished after it is canceled",
-			errExpr.Name, types.ExprString(rs.X), orCaller(ctx), handledHow(s.info, n.Body), f.Name())
+			errExpr.Name, types.ExprString(rs.X), orCaller(ctx), handledHow(s.info, body), f.Name())
 	}
 	s.rep.Report(analysis.Diagnostic{
-		Pos:            n.Pos(),
-		End:            n.Cond.End(),
+		Pos:            pos,
+		End:            end,
 		Message:        msg,
-		SuggestedFixes: s.stopLoopFixesOr(f, ctx, n.Body.Lbrace+1, true, s.breakEndsGoroutine(cur, f, loop)),
+		SuggestedFixes: s.stopLoopFixesOr(f, ctx, body.Lbrace+1, true, s.breakEndsGoroutine(cur, f, loop)),
 	})
 }
 
@@ -883,7 +948,11 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 		return
 	}
 	x := s.res.DoneContext(cc.Comm)
-	if x == nil || !s.ctxOwned(x) || s.res.Detached(x) {
+	if x == nil {
+		return
+	}
+	s.checkOtherErr(cur, cc.Body, x, "this case")
+	if !s.ctxOwned(x) || s.res.Detached(x) {
 		return
 	}
 	f := s.res.Enclosing(cur)

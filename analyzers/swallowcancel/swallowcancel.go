@@ -160,6 +160,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		case *ast.ForStmt:
 			s.checkIterErr(cur, n)
 			s.checkNoAttempt(cur, n)
+			s.checkGuardExit(cur, n)
 		case *ast.CommClause:
 			s.checkDone(cur, n)
 		case *ast.DeferStmt:

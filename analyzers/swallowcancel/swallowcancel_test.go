@@ -14,7 +14,7 @@ func Test(t *testing.T) {
 }
 
 func TestFixes(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), swallowcancel.Analyzer, "fix")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), swallowcancel.Analyzer, "fix", "fixother")
 }
 
 // TestRuntimeFixes runs in module mode against the real runtime module: a
