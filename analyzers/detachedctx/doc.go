@@ -61,7 +61,10 @@
 // (their context form is the previous rule's), goroutines started on such a function, deferred calls
 // and main and init are not reported, nor is a root bounded by a deadline
 // of the callee's own (context.WithTimeout(context.Background(), d): a
-// lifetime it chose). One root is one finding per package: the first call
+// lifetime it chose) or one whose cancel function the callee keeps in the
+// value it builds or returns (`ctx, cancel :=
+// context.WithCancel(context.Background())` beside `&Store{shutdown:
+// cancel}`: the object owns that lifetime and its Shutdown ends it). One root is one finding per package: the first call
 // that reaches it, with the other calls reaching the same root (up to ten)
 // as related positions. There is no fix: the helper needs a context
 // parameter.

@@ -18,15 +18,43 @@ import (
 func (s *state) sentinel(e ast.Expr) string { return ctxflow.ContextSentinel(s.info, e) }
 
 // exact reports whether comparing e with == is exact: e is ctx.Err() (or a
-// variable only assigned it) or context.Cause(ctx), which are never wrapped.
+// variable only assigned it), which is never wrapped, or
+// context.Cause(ctx) in a package that gives no cancellation a cause of
+// its own (then the cause is ctx.Err()).
 func (s *state) exact(e ast.Expr) bool {
 	if s.res.CtxErrOf(e) != nil {
 		return true
 	}
 	if call, ok := ast.Unparen(e).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(s.info, call, "context", "Cause") {
-		return true
+		return s.causeSetAt() == nil
 	}
 	return false
+}
+
+// causeSetAt returns a call by which the package gives a context's end a
+// cause of its own, or nil: a CancelCauseFunc called with a value that is
+// not nil (`cancel(errAborted)`), or context.WithTimeoutCause or
+// WithDeadlineCause. Such a cause is what context.Cause returns, and it
+// may wrap context.Canceled (`fmt.Errorf("aborted: %w",
+// context.Canceled)`): == against the sentinel misses it.
+func (s *state) causeSetAt() *ast.CallExpr {
+	if s.causeSet != nil {
+		return *s.causeSet
+	}
+	var found *ast.CallExpr
+	for c := range s.ins.Root().Preorder((*ast.CallExpr)(nil)) {
+		call := c.Node().(*ast.CallExpr)
+		if analysisutil.IsCallToFunc(s.info, call, "context", "WithTimeoutCause", "WithDeadlineCause") {
+			found = call
+			break
+		}
+		if t := s.info.TypeOf(call.Fun); t != nil && analysisutil.IsNamed(t, "context", "CancelCauseFunc") && len(call.Args) == 1 && !isNil(s.info, call.Args[0]) {
+			found = call
+			break
+		}
+	}
+	s.causeSet = &found
+	return found
 }
 
 // comparable reports whether a == comparison of e against a context
@@ -154,6 +182,13 @@ func (s *state) checkCompare(cur inspector.Cursor, b *ast.BinaryExpr) {
 		End: comps[len(comps)-1].End(),
 		Message: fmt.Sprintf("%s %s context.%s misses a wrapped cancellation (fmt.Errorf with %%w, net/url.Error, most clients wrap), so the check fails exactly when it matters; use errors.Is",
 			types.ExprString(x), b.Op, s.sentinel(y)),
+	}
+	if call, ok := ast.Unparen(x).(*ast.CallExpr); ok && analysisutil.IsCallToFunc(s.info, call, "context", "Cause") {
+		if at := s.causeSetAt(); at != nil {
+			d.Message = fmt.Sprintf("%s %s context.%s misses a cause that wraps it: this package gives cancellations causes of its own (%s), which context.Cause returns as given, so the check fails for them; use errors.Is",
+				types.ExprString(x), b.Op, s.sentinel(y), types.ExprString(at))
+			d.Related = append(d.Related, analysis.RelatedInformation{Pos: at.Pos(), End: at.End(), Message: "a cause is given here"})
+		}
 	}
 	file := analysisutil.FileOf(s.pass, b.Pos())
 	if file == nil {

@@ -55,7 +55,11 @@
 //   - a cancellation reported as a timeout: `case <-ctx.Done(): return
 //     ErrTimeout`, or `errors.Is(err, context.Canceled) || errors.Is(err,
 //     context.DeadlineExceeded)` mapped to a sentinel whose name or message
-//     says timeout or deadline;
+//     says timeout or deadline, and a branch taken only for a
+//     cancellation (errors.Is(err, context.Canceled) in an if or a case of
+//     a tagless switch, without its deadline) that assigns a constant or
+//     package variable whose name says timeout or deadline (`kind =
+//     FailureTimeout`): work the caller canceled is counted as a timeout;
 //   - an error type that stores one in a field but has no Unwrap, Is or As
 //     method (also for types of other packages, from their type information), and a
 //     literal of an error type that keeps only its text
@@ -122,6 +126,13 @@
 //     such errors or nil where it is returned; for an interface method, every
 //     implementation of it in the package that declares the interface) or
 //     that never fails (the NilErrors fact: every return gives nil); errors
+//     that errors.Is cannot match with a context's error whatever the verb
+//     (ctxflow's IdentityFree fact and HoldsContextError: every value the
+//     error may hold is a fresh error, a value of an error type without
+//     Unwrap, As, or an Is that matches other types, `&ZFSError{Err:
+//     err}` (the literal itself is reported, above), the error of a gRPC
+//     client call, which is a status error, or of aws-sdk-go v1's
+//     request.Send, whose awserr has no Unwrap); errors
 //     formatted after the function already tested for cancellation and
 //     returned (if ctx.Err() != nil { return ctx.Err() }, or `if err :=
 //     ctx.Err(); err != nil { return err }`: the variable is defined from
@@ -130,8 +141,13 @@
 //     call in the package gives ctx.Err(), a sentinel or an error that
 //     carries no cancellation (mapErr(ctx.Err()) receives the bare
 //     sentinel);
-//   - ctx.Err() == context.Canceled and context.Cause(ctx) == ...: those are
-//     never wrapped; comparisons inside Is methods and the context package;
+//   - ctx.Err() == context.Canceled, which is never wrapped, and
+//     context.Cause(ctx) == ... in a package that gives no cancellation a
+//     cause of its own (no CancelCauseFunc called with a value, no
+//     WithTimeoutCause or WithDeadlineCause): there the cause is ctx.Err();
+//     where the package does give causes, Cause returns them as given and
+//     `context.Cause(ctx) == context.Canceled` misses one that wraps it
+//     (reported); comparisons inside Is methods and the context package;
 //   - contexts held in fields or package variables (their end is the
 //     object's close, and ErrClosed is the right answer), and local contexts
 //     that can only time out (WithTimeout of Background): mapping those to

@@ -42,12 +42,13 @@ func (s *state) checkCall(cur inspector.Cursor, call *ast.CallExpr) {
 }
 
 // carrierOf returns the error expression behind a formatting operand: the
-// operand itself when it may carry cancellation, or X for X.Error() when X
-// may; nil otherwise. errorCall is set for the X.Error() form.
+// operand itself when it may hold a context's error that errors.Is can
+// match (ctxflow's HoldsContextError: not a gRPC status, not a value of a
+// type without Unwrap), or X for X.Error() when X may; nil otherwise. errorCall is set for the X.Error() form.
 func (s *state) carrierOf(arg ast.Expr) (carrier ast.Expr, errorCall bool) {
 	arg = ast.Unparen(arg)
 	if analysisutil.IsError(s.info.TypeOf(arg)) {
-		if s.res.MayCarryCancel(arg) {
+		if s.res.HoldsContextError(arg) {
 			return arg, false
 		}
 		return nil, false
@@ -60,7 +61,7 @@ func (s *state) carrierOf(arg ast.Expr) (carrier ast.Expr, errorCall bool) {
 	if !ok || sel.Sel.Name != "Error" || !analysisutil.IsError(s.info.TypeOf(sel.X)) {
 		return nil, false
 	}
-	if s.res.MayCarryCancel(sel.X) {
+	if s.res.HoldsContextError(sel.X) {
 		return sel.X, true
 	}
 	return nil, false

@@ -69,6 +69,8 @@ type state struct {
 	// sentinelKeyed: the maps the package keys by a context sentinel,
 	// computed on first use (checkMapLookup).
 	sentinelKeyed map[types.Object]string
+	// causeSet caches causeSetAt (nil: not computed).
+	causeSet **ast.CallExpr
 }
 
 // textOf returns the carrier whose text the non-error expression e holds
@@ -121,9 +123,18 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 			s.checkCompare(cur, n)
 		case *ast.SwitchStmt:
 			s.checkSwitch(cur, n)
+			if n.Tag == nil {
+				for _, st := range n.Body.List {
+					cc := st.(*ast.CaseClause)
+					for _, e := range cc.List {
+						s.checkTimeoutLabels(e, cc.Body)
+					}
+				}
+			}
 		case *ast.CommClause:
 			s.checkDoneClause(cur, n)
 		case *ast.IfStmt:
+			s.checkTimeoutLabels(n.Cond, n.Body.List)
 			s.checkCancelIf(cur, n)
 			s.checkDeadlinePrediction(n)
 		case *ast.IndexExpr:

@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer, flow.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil), (*NilErrors)(nil), (*AddsValues)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil), (*NilErrors)(nil), (*AddsValues)(nil), (*IdentityFree)(nil), (*Detaches)(nil)},
 	Run:        run,
 }
 
@@ -112,6 +112,14 @@ type Result struct {
 	// fresh holds the functions of this package whose returned errors are
 	// all fresh (see FreshErrors).
 	fresh map[*types.Func]bool
+	// idFree holds the functions of this package whose returned errors are
+	// all identity-free (see IdentityFree).
+	idFree map[*types.Func]bool
+	// idFreeIfaces holds the interface methods of this package whose every
+	// implementation here is identity-free.
+	idFreeIfaces map[*types.Func]bool
+	// detaching holds the functions of this package with the Detaches fact.
+	detaching map[*types.Func]bool
 	// ifaceImpls: the implementations of the package's interface methods
 	// by its concrete types (interfaceImpls), computed once in run.
 	ifaceImpls map[*types.Func][]*types.Func
@@ -351,6 +359,17 @@ func run(pass *analysis.Pass) (any, error) {
 	r.freshInterfaceMethods(r.fresh)
 	for fn := range r.fresh {
 		analysisutil.ExportFuncFact(pass, fn, new(FreshErrors))
+	}
+	r.idFree = r.identityFreeFuncs(r.Funcs)
+	r.freshInterfaceMethods(r.idFree)
+	for fn := range r.idFree {
+		if !r.fresh[fn] { // fresh errors are identity-free already
+			analysisutil.ExportFuncFact(pass, fn, new(IdentityFree))
+		}
+	}
+	r.detaching = r.detachingFuncs(r.Funcs)
+	for fn := range r.detaching {
+		analysisutil.ExportFuncFact(pass, fn, new(Detaches))
 	}
 	r.nilErrs = r.nilErrorFuncs(r.Funcs)
 	for fn := range r.nilErrs {
@@ -739,6 +758,9 @@ func (r *Result) callCarries(call *ast.CallExpr, idx int) bool {
 	}
 	if r.NeverFails(call) {
 		return false // its error is always nil
+	}
+	if fn != nil && (r.detaching[fn.Origin()] || fn.Pkg() != r.pass.Pkg && r.pass.ImportObjectFact(fn.Origin(), new(Detaches))) {
+		return false // it runs its work under detached contexts only
 	}
 	if fn != nil && r.passedThrough(fn, call, idx) {
 		return false

@@ -12,7 +12,7 @@ import (
 )
 
 func TestFacts(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), ctxflow.Analyzer, "store", "api", "checkers", "backoffutil")
+	analysistest.Run(t, analysistest.TestData(), ctxflow.Analyzer, "store", "api", "checkers", "backoffutil", "idfree")
 }
 
 // TestResult checks the contexts in reach and MayCarryCancel through a

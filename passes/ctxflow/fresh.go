@@ -132,7 +132,7 @@ func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
 					if r.nilAtReturn[e] {
 						rets = append(rets, e)
 					} else {
-						rets = append(rets, r.definitions(f, e, addrTaken, map[*types.Var]bool{})...)
+						rets = append(rets, r.definitions(f, e, addrTaken, map[*types.Var]bool{}, r.nonNilDefs(f, e, n))...)
 					}
 				case len(n.Results) == 1:
 					rets = append(rets, n.Results[0]) // return g(x): g's error
@@ -155,7 +155,11 @@ func (r *Result) collectErrReturns(decls []*Func) map[*Func][]ast.Expr {
 // variables. `if ok, err := v.audience(tok); !ok { return nil, err }`
 // returns what audience returns. A variable assigned from an iterator, a
 // range or anything the index does not record stays itself.
-func (r *Result) definitions(f *Func, e ast.Expr, addrTaken map[*types.Var]bool, seen map[*types.Var]bool) []ast.Expr {
+//
+// live, when not nil, holds the ends of the assignments of e's variable
+// whose value can reach the return while not nil (nonNilDefs): the others
+// give the return nil, and are left out.
+func (r *Result) definitions(f *Func, e ast.Expr, addrTaken map[*types.Var]bool, seen map[*types.Var]bool, live map[token.Pos]bool) []ast.Expr {
 	id, ok := ast.Unparen(e).(*ast.Ident)
 	if !ok {
 		return []ast.Expr{e}
@@ -177,13 +181,42 @@ func (r *Result) definitions(f *Func, e ast.Expr, addrTaken map[*types.Var]bool,
 		switch {
 		case a.iter != nil || a.param || a.ret:
 			return []ast.Expr{e}
+		case live != nil && !live[a.pos]:
+			// Nil wherever it reaches the return.
 		case a.call != nil:
 			out = append(out, a.call)
 		case a.rhs != nil:
-			out = append(out, r.definitions(f, a.rhs, addrTaken, seen)...)
+			out = append(out, r.definitions(f, a.rhs, addrTaken, seen, nil)...)
 		}
 	}
 	return out
+}
+
+// nonNilDefs returns the ends of the assignments of the local error e
+// whose value can reach the return ret while not nil (flow's
+// NonNilDefsReaching), or nil when the graph cannot tell.
+func (r *Result) nonNilDefs(f *Func, e ast.Expr, ret *ast.ReturnStmt) map[token.Pos]bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := r.info.Uses[id].(*types.Var)
+	if !ok {
+		return nil
+	}
+	g := r.graphs.Func(f.Node)
+	if g == nil {
+		return nil
+	}
+	defs, _, ok := g.NonNilDefsReaching(v, ret)
+	if !ok {
+		return nil
+	}
+	live := make(map[token.Pos]bool, len(defs))
+	for _, d := range defs {
+		live[d.End()] = true
+	}
+	return live
 }
 
 // noteNilAtReturn records e, the error a return gives, when it is a local

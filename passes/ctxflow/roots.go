@@ -3,6 +3,7 @@ package ctxflow
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,10 @@ import (
 // the context's cancellation: not a constructor like NewRequestWithContext,
 // not a values-only use), or it calls a function with this fact. A root
 // bounded by its own deadline (context.WithTimeout(context.Background(),
-// d)) does not earn it: the function chose how long its work may run. Called where a caller's context is in
+// d)) does not earn it: the function chose how long its work may run; nor
+// does a root made with a cancel function the function keeps in a field,
+// a composite literal or a result (the object it builds owns that
+// lifetime). Called where a caller's context is in
 // reach, it cuts that context off: the work it does keeps running after
 // the caller's deadline or cancellation (contextcheck's transitive rule).
 type MakesRoot struct {
@@ -163,6 +167,14 @@ func (r *Result) bodyEvents(body *ast.BlockStmt) []rootEvent {
 					// still reports it where a context is in reach).
 					continue
 				}
+				if r.cancelKept(body, arg) {
+					// ctx, cancel := context.WithCancel(context.Background())
+					// with cancel stored in the object being built
+					// (`&Store{shutdown: cancel}`): a lifetime the object
+					// owns and its Shutdown ends, not a caller's context
+					// cut off.
+					continue
+				}
 				if root := r.rootOf(arg, 0); root != nil {
 					name := "context.Background()"
 					if analysisutil.IsCallToFunc(r.info, root, "context", "TODO") {
@@ -175,6 +187,81 @@ func (r *Result) bodyEvents(body *ast.BlockStmt) []rootEvent {
 		return true
 	})
 	return out
+}
+
+// cancelKept reports whether the context expression e is a local made,
+// with its cancel function, by a context function (`ctx, cancel :=
+// context.WithCancel(parent)`) whose cancel function body stores in a
+// field or a composite literal, or returns: whoever holds the value it
+// built owns the context's lifetime.
+func (r *Result) cancelKept(body *ast.BlockStmt, e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := r.info.Uses[id].(*types.Var)
+	if !ok || v.IsField() {
+		return false
+	}
+	c, ok := r.ins.Root().FindByPos(v.Pos(), v.Pos()+token.Pos(len(v.Name())))
+	if !ok {
+		return false
+	}
+	var lhs, rhs []ast.Expr
+	switch n := c.Parent().Node().(type) {
+	case *ast.AssignStmt:
+		lhs, rhs = n.Lhs, n.Rhs
+	case *ast.ValueSpec:
+		for _, name := range n.Names {
+			lhs = append(lhs, name)
+		}
+		rhs = n.Values
+	}
+	if len(lhs) != 2 || len(rhs) != 1 || ast.Unparen(lhs[0]) != ast.Expr(c.Node().(*ast.Ident)) {
+		return false
+	}
+	call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	if fn := analysisutil.Callee(r.info, call); fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "context" {
+		return false
+	}
+	cid, ok := ast.Unparen(lhs[1]).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	cancel := r.info.ObjectOf(cid)
+	if cancel == nil {
+		return false
+	}
+	is := func(x ast.Expr) bool {
+		id, ok := ast.Unparen(x).(*ast.Ident)
+		return ok && r.info.Uses[id] == cancel
+	}
+	kept := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.KeyValueExpr:
+			kept = kept || is(n.Value)
+		case *ast.CompositeLit:
+			for _, el := range n.Elts {
+				kept = kept || is(el)
+			}
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if _, sel := ast.Unparen(l).(*ast.SelectorExpr); sel && i < len(n.Rhs) && len(n.Lhs) == len(n.Rhs) && is(n.Rhs[i]) {
+					kept = true
+				}
+			}
+		case *ast.ReturnStmt:
+			for _, x := range n.Results {
+				kept = kept || is(x)
+			}
+		}
+		return !kept
+	})
+	return kept
 }
 
 // rootOf returns the context.Background() or TODO() call that the context

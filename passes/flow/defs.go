@@ -19,6 +19,19 @@ import (
 // definitions of v cannot all be seen: its address is taken, or a function
 // literal assigns it.
 func (g *Graph) DefsReaching(v *types.Var, at ast.Node) (defs []ast.Node, entry, ok bool) {
+	return g.defsReaching(v, at, false)
+}
+
+// NonNilDefsReaching is DefsReaching for the values of v that can reach at
+// while not nil: a path on which a `v != nil` or `v == nil` test finds v
+// nil carries no definition on. `err = run(); if err != nil { err =
+// &CmdError{Err: err} }; return err` returns run's error only when it is
+// nil, so only the CmdError reaches the return as a failure.
+func (g *Graph) NonNilDefsReaching(v *types.Var, at ast.Node) (defs []ast.Node, entry, ok bool) {
+	return g.defsReaching(v, at, true)
+}
+
+func (g *Graph) defsReaching(v *types.Var, at ast.Node, nonNil bool) (defs []ast.Node, entry, ok bool) {
 	target, found := g.Locate(at)
 	if !found || v == nil {
 		return nil, false, false
@@ -55,6 +68,25 @@ func (g *Graph) DefsReaching(v *types.Var, at ast.Node) (defs []ast.Node, entry,
 		}
 	}
 	stop := func(n ast.Node) bool { return ranged[n] || g.assignsVar(n, v) != nil }
+	var edge func(*cfg.Block, int) bool
+	if nonNil {
+		// Leave out the edge of a nil test on which v is nil.
+		edge = func(b *cfg.Block, j int) bool {
+			if len(b.Succs) != 2 || len(b.Nodes) == 0 {
+				return true
+			}
+			cond, isExpr := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+			if !isExpr {
+				return true
+			}
+			nilOn, tested := g.nilTest(cond, v)
+			return !tested || nilOn != (j == 0)
+		}
+	}
+	reaches := func(p Point) bool {
+		_, hit := g.ReachesEdges(p, isTarget, stop, edge)
+		return hit
+	}
 	// afterEntry reports whether a path from just after the event that
 	// enters b reaches at with no other assignment.
 	afterEntry := func(b *cfg.Block) bool {
@@ -69,8 +101,8 @@ func (g *Graph) DefsReaching(v *types.Var, at ast.Node) (defs []ast.Node, entry,
 				return false
 			}
 		}
-		for _, s := range b.Succs {
-			if _, hit := g.Reaches(Point{s, 0}, isTarget, stop); hit {
+		for j, s := range b.Succs {
+			if (edge == nil || edge(b, j)) && reaches(Point{s, 0}) {
 				return true
 			}
 		}
@@ -99,12 +131,12 @@ func (g *Graph) DefsReaching(v *types.Var, at ast.Node) (defs []ast.Node, entry,
 			if d == nil {
 				continue
 			}
-			if _, hit := g.Reaches(Point{b, i + 1}, isTarget, stop); hit {
+			if reaches(Point{b, i + 1}) {
 				defs = append(defs, d)
 			}
 		}
 	}
-	_, entry = g.Reaches(g.Entry(), isTarget, stop)
+	entry = reaches(g.Entry())
 	slices.SortFunc(defs, func(a, b ast.Node) int { return int(a.Pos() - b.Pos()) })
 	return defs, entry, true
 }

@@ -43,3 +43,35 @@ func Refresh(ctx context.Context) error {
 
 // NoContext has none in reach: nothing to cut off.
 func NoContext() { sync() }
+
+// cleaner owns the lifetime of its cleanup loop: Shutdown cancels it.
+type cleaner struct{ shutdown context.CancelFunc }
+
+func (c *cleaner) run(ctx context.Context) error { return get(ctx) }
+
+func (c *cleaner) Shutdown() { c.shutdown() }
+
+// newCleaner's root is the object's own lifetime: its cancel is kept in
+// the value it returns.
+func newCleaner() *cleaner {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &cleaner{shutdown: cancel}
+	_ = c.run(ctx)
+	return c
+}
+
+// newCleanerDropped defers its cancel: the work runs under a root nobody
+// else can end.
+func newCleanerDropped() *cleaner {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &cleaner{}
+	_ = c.run(ctx)
+	return c
+}
+
+func Setup(ctx context.Context) error {
+	_ = newCleaner()
+	_ = newCleanerDropped() // want `newCleanerDropped takes no context and runs its work under context.Background\(\)`
+	return ctx.Err()
+}

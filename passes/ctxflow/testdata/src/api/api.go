@@ -22,7 +22,7 @@ func Config(ctx context.Context) error { // want Config:"noCancel" Config:"fresh
 	return err
 }
 
-func Serial(ctx context.Context) error { // want Serial:"noCancel"
+func Serial(ctx context.Context) error { // want Serial:"noCancel" Serial:"identityFree"
 	_, err := store.Serial(ctx)
 	return err
 }

@@ -51,8 +51,9 @@ func (s *Store) Named() (err error) { // want Named:"carriesCancel"
 	return
 }
 
-// Reassigned: the carrier is overwritten before the return.
-func (s *Store) Reassigned() error {
+// Reassigned: the carrier is overwritten before the return, which gives
+// only Parse's fresh error (flow's reaching definitions).
+func (s *Store) Reassigned() error { // want Reassigned:"freshErrors"
 	err := s.Wait()
 	_ = err
 	err = Parse("x")
@@ -62,13 +63,13 @@ func (s *Store) Reassigned() error {
 // Detached passes context.Background() to a context-bound function: its
 // error cannot carry a caller's cancellation, so no carriesCancel fact; it
 // runs work under a root of its own.
-func Detached() error { // want Detached:"makesRoot\\(context.Background\\(\\) at store.go:66 via \\)"
+func Detached() error { // want Detached:"makesRoot\\(context.Background\\(\\) at store.go:67 via \\)" Detached:"detaches"
 	_, err := Load(context.Background(), "k")
 	return err
 }
 
 // WithoutCancel detaches too.
-func WithoutCancel(ctx context.Context) error {
+func WithoutCancel(ctx context.Context) error { // want WithoutCancel:"detaches"
 	return Flat(context.WithoutCancel(ctx))
 }
 
@@ -100,7 +101,7 @@ func ReadConfig(ctx context.Context, name string) (string, error) { // want Read
 }
 
 // Serial passes its context on to a values-only function.
-func Serial(ctx context.Context) (string, error) { // want Serial:"noCancel"
+func Serial(ctx context.Context) (string, error) { // want Serial:"noCancel" Serial:"identityFree"
 	v, err := ReadConfig(ctx, "serial")
 	if err != nil {
 		return "", fmt.Errorf("serial: %w", err)

@@ -1,0 +1,40 @@
+package knowledge
+
+// identityFree maps "pkg.Func" and "pkg.Type.Method" to true for APIs
+// whose errors never match context.Canceled or context.DeadlineExceeded
+// under errors.Is, though their bodies do not show it to a per-function
+// analysis: a cancellation reaches the caller converted (a gRPC status
+// with codes.Canceled, an aws-sdk-go v1 awserr.Error "RequestCanceled"),
+// with no Unwrap to the context's error. Formatting such an error with %v
+// instead of %w loses no identity errors.Is could see.
+var identityFree = map[string]bool{
+	// "All errors returned by Invoke are compatible with the status
+	// package" (grpc-go ClientConnInterface); the streams' methods return
+	// status errors or io.EOF.
+	"google.golang.org/grpc.ClientConnInterface.Invoke":    true,
+	"google.golang.org/grpc.ClientConnInterface.NewStream": true,
+	"google.golang.org/grpc.ClientConn.Invoke":             true,
+	"google.golang.org/grpc.ClientConn.NewStream":          true,
+	"google.golang.org/grpc.Invoke":                        true,
+	"google.golang.org/grpc.ClientStream.RecvMsg":          true,
+	"google.golang.org/grpc.ClientStream.SendMsg":          true,
+	"google.golang.org/grpc.ClientStream.CloseSend":        true,
+	"google.golang.org/grpc.ClientStream.Header":           true,
+	"google.golang.org/grpc.ServerStream.RecvMsg":          true,
+	"google.golang.org/grpc.ServerStream.SendMsg":          true,
+	// aws-sdk-go v1 reports a canceled request as awserr.New(
+	// request.CanceledErrorCode, ...), whose type has OrigErr but no
+	// Unwrap.
+	"github.com/aws/aws-sdk-go/aws/request.Request.Send": true,
+}
+
+// IdentityFree reports whether the errors of the function or method named
+// by pkg, typ ("" for a function) and name never match a context's error
+// under errors.Is.
+func IdentityFree(pkg, typ, name string) bool {
+	key := pkg + "." + name
+	if typ != "" {
+		key = pkg + "." + typ + "." + name
+	}
+	return identityFree[key]
+}
