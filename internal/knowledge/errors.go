@@ -1,5 +1,7 @@
 package knowledge
 
+import "strings"
+
 // identityFree maps "pkg.Func" and "pkg.Type.Method" to true for APIs
 // whose errors never match context.Canceled or context.DeadlineExceeded
 // under errors.Is, though their bodies do not show it to a per-function
@@ -28,10 +30,22 @@ var identityFree = map[string]bool{
 	"github.com/aws/aws-sdk-go/aws/request.Request.Send": true,
 }
 
+// identityFreePrefixes are import path prefixes whose every function and
+// method (their service interfaces too: s3iface.S3API) returns such
+// errors: aws-sdk-go v1 wraps every failure, cancellation included, in an
+// awserr.Error, and nothing under aws/ has an Unwrap method (v1.55.8).
+// aws-sdk-go-v2 is another path and wraps with Unwrap.
+var identityFreePrefixes = []string{"github.com/aws/aws-sdk-go/service/"}
+
 // IdentityFree reports whether the errors of the function or method named
 // by pkg, typ ("" for a function) and name never match a context's error
 // under errors.Is.
 func IdentityFree(pkg, typ, name string) bool {
+	for _, p := range identityFreePrefixes {
+		if strings.HasPrefix(pkg, p) {
+			return true
+		}
+	}
 	key := pkg + "." + name
 	if typ != "" {
 		key = pkg + "." + typ + "." + name

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
 	"github.com/cancelcheck/cancelcheck/internal/knowledge"
+	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
 // IdentityFree is an object fact on a *types.Func: no error the function
@@ -133,11 +134,11 @@ func identityFreeAPI(fn *types.Func) bool {
 		if p, ok := t.(*types.Pointer); ok {
 			t = p.Elem()
 		}
-		n, ok := types.Unalias(t).(*types.Named)
-		if !ok {
-			return false
+		if n, ok := types.Unalias(t).(*types.Named); ok {
+			typ = n.Obj().Name()
+		} else {
+			typ = "?" // a method of an unnamed interface: only prefixes match
 		}
-		typ = n.Obj().Name()
 	}
 	return knowledge.IdentityFree(fn.Pkg().Path(), typ, fn.Name())
 }
@@ -242,6 +243,20 @@ func (r *Result) identityFreeValue(e ast.Expr, depth int) bool {
 		if !ok || depth > 8 {
 			return false
 		}
+		// The values v can hold here: its reaching definitions, when the
+		// graph sees them all.
+		if f := r.EnclosingPos(e.Pos()); f != nil {
+			if g := r.graphs.Func(f.Node); g != nil {
+				if defs, entry, ok := g.DefsReaching(v, e); ok && !entry && len(defs) > 0 {
+					for _, d := range defs {
+						if !r.defIdentityFree(g, d, v, depth) {
+							return false
+						}
+					}
+					return true
+				}
+			}
+		}
 		list := r.assigns[v]
 		if len(list) == 0 {
 			return false
@@ -264,6 +279,24 @@ func (r *Result) identityFreeValue(e ast.Expr, depth int) bool {
 			}
 		}
 		return true
+	}
+	return false
+}
+
+// defIdentityFree reports whether the definition d of v (a statement
+// DefsReaching found) gives it an identity-free error: the call of a
+// tuple assignment, or a value that is.
+func (r *Result) defIdentityFree(g *flow.Graph, d ast.Node, v *types.Var, depth int) bool {
+	if x := g.DefValue(d, v); x != nil {
+		return isNil(r.info, x) || r.identityFreeValue(x, depth+1)
+	}
+	if vs, ok := d.(*ast.ValueSpec); ok && len(vs.Values) == 0 {
+		return true // var lastErr error: nil
+	}
+	if as, ok := d.(*ast.AssignStmt); ok && len(as.Rhs) == 1 {
+		if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok {
+			return r.callIdentityFree(call)
+		}
 	}
 	return false
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go/service/s3/s3iface"
 	"google.golang.org/grpc"
 )
 
@@ -64,4 +65,29 @@ func setWrapped(ctx context.Context) error {
 		return fmt.Errorf("set: %v", err) // want `fmt.Errorf formats err with %v, so the cancellation it may carry is lost`
 	}
 	return nil
+}
+
+type remoteClient struct{ conn s3iface.S3API }
+
+// aws-sdk-go v1 errors are awserr values without Unwrap; the named result
+// is assigned once, from the call.
+func (c *remoteClient) readStream(ctx context.Context, key string) (body *string, err error) {
+	body, err = c.conn.GetObjectWithContext(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %v", key, err)
+	}
+	return body, nil
+}
+
+// The last attempt's status error, or nil when no attempt ran.
+func healthCheck(ctx context.Context, c *lookupClient) error {
+	var lastErr error
+	for range 3 {
+		_, err := c.Lookup(ctx, "health")
+		if err == nil {
+			return nil
+		}
+		lastErr = err
+	}
+	return fmt.Errorf("health check failed: %v", lastErr)
 }
