@@ -47,6 +47,10 @@
 // sender. A stream that the goroutine closes, and a send that selects on
 // a context, are not futures.
 //
+// A literal bound to a local and started by several go statements (`run
+// := func() { results <- r }; go run(); ... go run()`, a hedged request)
+// is one sender per start.
+//
 // And a blind stream: a function with a context parameter (or request)
 // that makes a channel, returns it, and feeds it from one goroutine whose
 // sends in a loop sit outside any select. A caller that stops receiving

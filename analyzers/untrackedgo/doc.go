@@ -144,6 +144,18 @@
 // receiver nor a WaitGroup. The shutdown's Wait returns while it still
 // runs.
 //
+// And it reports a release (Close, Stop, Shutdown, Release on a field)
+// of something a goroutine uses, called right after the cancel function of
+// the context the goroutine was given, on a path with no wait between (no
+// receive, select, Wait or sleep), in the function that started it or a
+// function literal of it (a returned stop function): canceling only asks
+// the goroutine to stop, so it can still be inside a call on that field
+// when the field is released (a write to a closed store). The fields a
+// goroutine uses are those its body selects, and those of the receiver's
+// methods it calls, one level down. A deferred cancel runs after any
+// release and is not such a call; a goroutine reported by another rule is
+// not reported again, and one release is one finding.
+//
 // And it reports a goroutine that never ends, started by a method or a
 // constructor (a function returning the type) of a type with a Close,
 // Stop, Shutdown or GracefulStop method: no path through its

@@ -44,7 +44,7 @@ type checker struct{ cfg Config }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
-	if len(res.Goroutines) == 0 && len(res.GroupStarts) == 0 && len(res.Unwaited) == 0 {
+	if len(res.Goroutines) == 0 && len(res.GroupStarts) == 0 && len(res.Unwaited) == 0 && len(res.ClosedUnder) == 0 {
 		return analysisutil.NothingToReport(pass), nil
 	}
 	rep := analysisutil.NewReporter(pass)
@@ -53,6 +53,18 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 	}
 	for _, u := range res.Unwaited {
 		rep.Report(unwaited(pass, u))
+	}
+	closed := map[*ast.CallExpr]bool{}
+	for _, cu := range res.ClosedUnder {
+		g := cu.Goroutine
+		if g.Untracked != nil || g.Endless != nil || g.Stranded != nil || g.UnjoinedPos.IsValid() || g.AddInside != nil || g.SkipsDone != nil {
+			continue // reported as that: one bug, one finding
+		}
+		if closed[cu.Close] {
+			continue // one release, one finding, whatever number of goroutines use it
+		}
+		closed[cu.Close] = true
+		rep.Report(closedUnder(pass, cu))
 	}
 	for _, g := range res.Goroutines {
 		if g.Orphaned {
@@ -116,6 +128,21 @@ func unwaited(pass *analysis.Pass, u *goroutines.Unwaited) analysis.Diagnostic {
 		Related: []analysis.RelatedInformation{
 			{Pos: u.Exit, Message: name + " returns here without waiting"},
 			{Pos: u.WaitAt.Pos(), End: u.WaitAt.End(), Message: u.Waiter.Name() + " waits for them here"},
+		},
+	}
+}
+
+// closedUnder reports a release of what a goroutine uses right after
+// its context is canceled, with no wait between.
+func closedUnder(pass *analysis.Pass, cu *goroutines.ClosedUnder) analysis.Diagnostic {
+	closeText := nodeText(pass, cu.Close)
+	return analysis.Diagnostic{
+		Pos: cu.Close.Pos(), End: cu.Close.End(),
+		Message: fmt.Sprintf("%s runs right after %s without waiting for the goroutine started at line %d, which uses %s: canceling only asks it to stop, so it can still be inside a call on %s when that is released; wait for it first",
+			closeText, nodeText(pass, cu.Cancel), pass.Fset.Position(cu.Goroutine.Start.Pos()).Line, cu.Field.Name(), cu.Field.Name()),
+		Related: []analysis.RelatedInformation{
+			{Pos: cu.Goroutine.Start.Pos(), End: startEnd(cu.Goroutine), Message: "the goroutine is started here"},
+			{Pos: cu.Use, Message: "the goroutine uses " + cu.Field.Name() + " here"},
 		},
 	}
 }

@@ -9,9 +9,11 @@ import (
 
 // boundLit returns the function literal that the local variable id names
 // in `go id()` at cursor c, when the variable is defined from that literal
-// (`load := func() {...}` or `var load = func() {...}`) and this go
-// statement is its only use: it is never reassigned, called directly or
-// passed on, so the literal is the goroutine's body and runs only there.
+// (`load := func() {...}` or `var load = func() {...}`) and its only uses
+// are go statements that call it (this one, and maybe more outside loops:
+// a hedged request starts the same literal twice): it is never reassigned, called
+// directly or passed on, so the literal is the body of each goroutine
+// started from it and runs only there.
 func (a *analysis) boundLit(c inspector.Cursor, id *ast.Ident) *ast.FuncLit {
 	v, ok := a.info.Uses[id].(*types.Var)
 	if !ok || v.IsField() || v.Pkg() != a.pass.Pkg || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
@@ -27,13 +29,30 @@ func (a *analysis) boundLit(c inspector.Cursor, id *ast.Ident) *ast.FuncLit {
 		return nil
 	}
 	var lit *ast.FuncLit
-	uses := 0
+	uses, goUses := 0, 0
+	inLoop := false
 	for n := range top.Preorder((*ast.Ident)(nil), (*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil)) {
-		switch n := n.Node().(type) {
+		switch id := n.Node().(type) {
 		case *ast.Ident:
-			if a.info.Uses[n] == v {
+			if a.info.Uses[id] == v {
 				uses++
+				// go run(): a start of the literal (a hedged request
+				// starts the same literal twice).
+				if call, ok := n.Parent().Node().(*ast.CallExpr); ok && ast.Unparen(call.Fun) == ast.Expr(id) {
+					if _, ok := n.Parent().Parent().Node().(*ast.GoStmt); ok {
+						goUses++
+						for e := range n.Enclosing((*ast.ForStmt)(nil), (*ast.RangeStmt)(nil), (*ast.FuncLit)(nil), (*ast.FuncDecl)(nil)) {
+							switch e.Node().(type) {
+							case *ast.ForStmt, *ast.RangeStmt:
+								inLoop = true
+							}
+							break
+						}
+					}
+				}
 			}
+		}
+		switch n := n.Node().(type) {
 		case *ast.AssignStmt:
 			if len(n.Lhs) != len(n.Rhs) {
 				continue
@@ -54,7 +73,13 @@ func (a *analysis) boundLit(c inspector.Cursor, id *ast.Ident) *ast.FuncLit {
 			}
 		}
 	}
-	if uses != 1 || lit == nil || lit.Pos() > id.Pos() {
+	if uses != goUses || uses == 0 || lit == nil || lit.Pos() > id.Pos() {
+		return nil
+	}
+	if uses > 1 && inLoop {
+		// Started from several places, one of them in a loop (a health
+		// check the monitor loop starts now and then): how many run is
+		// not known, and the starts are not counted as one body's.
 		return nil
 	}
 	return lit

@@ -81,6 +81,9 @@ type Result struct {
 	// and return without waiting on the handle its other shutdown waits
 	// on.
 	Unwaited []*Unwaited
+	// ClosedUnder lists releases of what goroutines use right after
+	// their context is canceled, with no wait between.
+	ClosedUnder []*ClosedUnder
 }
 
 // Goroutine is one goroutine start.
@@ -295,6 +298,9 @@ func (a *analysis) goroutines() *Result {
 	}
 	a.registries()
 	a.unwaitedShutdowns()
+	for _, o := range a.ownersInOrder() {
+		a.closedUnder(o)
+	}
 	return a.res
 }
 

@@ -42,10 +42,20 @@ func (a *analysis) orphans(o *owner) {
 	// func() { for ... { go func() { ch <- r }() } }(): a feeder that
 	// fans out), each sending on o's channel.
 	senderOf := map[*ast.FuncLit]*Goroutine{}
+	// again holds the other starts of a literal bound to a local and
+	// started more than once (`run := func() { ch <- r }; go run(); ...; go
+	// run()`): each start is a sender of its own.
+	again := map[*ast.FuncLit][]*Goroutine{}
 	var addSenders func(gs []*Goroutine, top *Goroutine, depth int)
 	addSenders = func(gs []*Goroutine, top *Goroutine, depth int) {
 		for _, g := range gs {
-			if g.Lit == nil || senderOf[g.Lit] != nil {
+			if g.Lit == nil {
+				continue
+			}
+			if senderOf[g.Lit] != nil {
+				if depth == 0 && senderOf[g.Lit] != g {
+					again[g.Lit] = append(again[g.Lit], g)
+				}
 				continue
 			}
 			senderOf[g.Lit] = g
@@ -75,6 +85,20 @@ func (a *analysis) orphans(o *owner) {
 			continue
 		}
 		a.classifyChanUse(o, u, c, senderOf)
+	}
+	for _, u := range uses {
+		if u.bad {
+			continue
+		}
+		for _, g := range u.senders {
+			for _, h := range again[g.Lit] {
+				if !u.anySend[h] {
+					u.anySend[h] = true
+					u.senders = append(u.senders, h)
+					u.sends[h] = u.sends[g]
+				}
+			}
+		}
 	}
 	for _, u := range uses {
 		if u.bad || len(u.senders) == 0 {
@@ -564,9 +588,15 @@ func (a *analysis) orphan(o *owner, u *chanUse) bool {
 	}
 	orph := &Orphan{Chan: u.v, Make: u.make, Cap: k, Owner: o.fn, Many: many, Count: len(senders),
 		SenderLoop: senderLoop, Exit: exit, ExitPos: exitPos, Via: via}
+	seen := map[*ast.SendStmt]bool{}
 	for _, g := range senders {
 		orph.Senders = append(orph.Senders, g)
-		orph.Sends = append(orph.Sends, u.sends[g]...)
+		for _, st := range u.sends[g] {
+			if !seen[st] { // one literal started twice sends at the same place
+				seen[st] = true
+				orph.Sends = append(orph.Sends, st)
+			}
+		}
 		g.Orphaned = true
 	}
 	a.res.Orphans = append(a.res.Orphans, orph)
