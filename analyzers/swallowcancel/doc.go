@@ -116,7 +116,9 @@
 //     iterator body (a literal taking yield func(T, error) bool), the end
 //     of the sequence without a yield (a truncated sequence looks
 //     complete); a function whose only result is its error may stop
-//     quietly this way;
+//     quietly this way; and in an iterator body, a branch on a context's
+//     end (`if ctx.Err() != nil { return }`) that returns without yielding
+//     anything (one finding per sequence);
 //   - in a loop over a collection, a branch that only logs the error and
 //     goes on to the next item (an if, or a clause of a tagless switch
 //     taken on failure: `case err != nil:`, or the default of a switch with

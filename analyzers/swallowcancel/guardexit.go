@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 	"github.com/cancelcheck/cancelcheck/passes/flow"
 )
 
@@ -140,4 +141,34 @@ func yieldParam(info *types.Info, fn ast.Node) *types.Var {
 		return nil
 	}
 	return v
+}
+
+// checkIterCancel reports, in an iterator body (a literal taking yield
+// func(T, error) bool), a branch on the end of a context that ends the
+// sequence without yielding the error: `if ctx.Err() != nil { return }`
+// between pages. The caller's range loop finishes as if the sequence were
+// complete.
+func (s *state) checkIterCancel(f *ctxflow.Func, n *ast.IfStmt, t ctxflow.CancelTest) {
+	yield := yieldParam(s.info, f.Node)
+	if yield == nil || t.Ctx == nil || len(n.Body.List) == 0 || s.iterCancel[f] {
+		return
+	}
+	ret, ok := n.Body.List[len(n.Body.List)-1].(*ast.ReturnStmt)
+	if !ok {
+		return
+	}
+	if flow.Mentions(n.Body, func(m ast.Node) bool {
+		id, ok := m.(*ast.Ident)
+		return ok && s.info.Uses[id] == yield
+	}) {
+		return // it yields something first
+	}
+	s.iterCancel[f] = true // one finding per sequence
+	xs := s.source(t.Ctx)
+	s.rep.Report(analysis.Diagnostic{
+		Pos: n.Pos(), End: n.Cond.End(),
+		Message: fmt.Sprintf("when %s is done this branch ends the sequence without yielding %s.Err(): callers cannot tell a sequence cut short by cancellation from a complete one",
+			xs, xs),
+		Related: []analysis.RelatedInformation{{Pos: ret.Pos(), End: ret.End(), Message: "the sequence ends here"}},
+	})
 }

@@ -38,6 +38,7 @@ func (s *state) checkIf(cur inspector.Cursor, n *ast.IfStmt) {
 		if t.Ctx != nil && t.Err == nil {
 			s.checkOtherErr(cur, n.Body.List, t.Ctx, "this branch")
 		}
+		s.checkIterCancel(f, n, t)
 		s.checkCancelTest(cur, f, n, t)
 		return
 	}

@@ -73,9 +73,12 @@ type state struct {
 	rep    *analysisutil.Reporter
 	info   *types.Info
 	quiet  map[*ctxflow.Func]bool
-	group  map[ast.Node]bool // literals run by a group (errgroup, scope)
-	unread map[ast.Node]bool // group literals whose errors no Wait reads
-	runs   map[ast.Node]*goroutines.GroupRun
+	// iterCancel marks the iterator bodies already reported by
+	// checkIterCancel.
+	iterCancel map[*ctxflow.Func]bool
+	group      map[ast.Node]bool // literals run by a group (errgroup, scope)
+	unread     map[ast.Node]bool // group literals whose errors no Wait reads
+	runs       map[ast.Node]*goroutines.GroupRun
 	// owner is the function that starts a group goroutine: a literal's
 	// parent, or for a function only group literals call, their parent.
 	owner map[ast.Node]*ctxflow.Func
@@ -118,6 +121,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		member:      make(map[ast.Node]bool),
 		goLit:       goLiterals(ins),
 		escaped:     make(map[*types.Var]bool),
+		iterCancel:  make(map[*ctxflow.Func]bool),
 	}
 	runs := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).GroupRuns()
 	for lit, r := range runs {

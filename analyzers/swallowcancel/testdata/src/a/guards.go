@@ -245,3 +245,47 @@ func enqueueAllCaller(ctx context.Context, q enqueuer, items []int, d time.Durat
 	}
 	return nil
 }
+
+// A look at ctx between pages ends the sequence silently.
+func objects(ctx context.Context) iter.Seq2[int, error] {
+	return func(yield func(int, error) bool) {
+		for off := 0; ; off++ {
+			if ctx.Err() != nil { // want `when ctx is done this branch ends the sequence without yielding ctx.Err\(\)`
+				return
+			}
+			p, err := listAt(ctx, off)
+			if err != nil {
+				yield(0, err)
+				return
+			}
+			for _, it := range p.items {
+				if ctx.Err() != nil {
+					return
+				}
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if len(p.items) == 0 {
+				return
+			}
+		}
+	}
+}
+
+// It yields the context's error before it ends.
+func objectsChecked(ctx context.Context) iter.Seq2[int, error] {
+	return func(yield func(int, error) bool) {
+		for off := 0; ; off++ {
+			if err := ctx.Err(); err != nil {
+				yield(0, err)
+				return
+			}
+			p, err := listAt(ctx, off)
+			if err != nil || len(p.items) == 0 {
+				yield(0, err)
+				return
+			}
+		}
+	}
+}
