@@ -105,6 +105,11 @@ func (st *state) contextForm(call *ast.CallExpr, fn *types.Func, sig *types.Sign
 		if !ok || !contextFirst(v.Type().(*types.Signature), sig) {
 			continue
 		}
+		if st.res.DropsCancel(v) {
+			// VerifierContext(ctx, ...) keeps only context.WithoutCancel(ctx):
+			// the caller's context would bound nothing there.
+			continue
+		}
 		return name, knowledge.ContextForm{Advice: name, Rename: name, Args: "%s"}, true
 	}
 	return "", knowledge.ContextForm{}, false

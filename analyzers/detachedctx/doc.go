@@ -36,7 +36,12 @@
 // NewRequestWithContext, a user type's Load and LoadContext), or one the
 // knowledge table names (http.Get, Post and Head, net.Dial and DialTimeout,
 // net.Lookup*, db.Begin). Such a call runs under no deadline and no
-// cancellation. Not reported: calls with no result (a log call's context
+// cancellation. A context form that drops its context's cancellation
+// (ctxflow's DropsCancel fact: its context parameters are named _, unused,
+// or used only through context.WithoutCancel or handed to such functions,
+// as go-oidc's VerifierContext keeps `context.WithoutCancel(ctx)` in the
+// key set it builds) is no such form: the caller's context would bound
+// nothing there. Not reported: calls with no result (a log call's context
 // would carry values only: slog.Info), calls in a deferred statement,
 // calls whose value is stored in a field or composite (c.cmd =
 // exec.Command(...): a subprocess the object manages, meant to outlive the

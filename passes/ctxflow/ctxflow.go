@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://github.com/cancelcheck/cancelcheck/tree/main/passes/ctxflow",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer, flow.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil), (*NilErrors)(nil), (*AddsValues)(nil), (*IdentityFree)(nil), (*Detaches)(nil)},
+	FactTypes:  []analysis.Fact{(*CarriesCancel)(nil), (*NoCancel)(nil), (*FreshErrors)(nil), (*ChecksContext)(nil), (*Sleeps)(nil), (*MakesRoot)(nil), (*RetriesCallback)(nil), (*ReturnsRoot)(nil), (*StoresContext)(nil), (*ReturnsCtxErr)(nil), (*ClassifiesCancel)(nil), (*NilErrors)(nil), (*AddsValues)(nil), (*IdentityFree)(nil), (*Detaches)(nil), (*DropsCancel)(nil)},
 	Run:        run,
 }
 
@@ -120,6 +120,9 @@ type Result struct {
 	idFreeIfaces map[*types.Func]bool
 	// detaching holds the functions of this package with the Detaches fact.
 	detaching map[*types.Func]bool
+	// droppers holds the functions of this package with the DropsCancel
+	// fact.
+	droppers map[*types.Func]bool
 	// ifaceImpls: the implementations of the package's interface methods
 	// by its concrete types (interfaceImpls), computed once in run.
 	ifaceImpls map[*types.Func][]*types.Func
@@ -279,6 +282,7 @@ func run(pass *analysis.Pass) (any, error) {
 		roots:    make(map[*types.Func]*MakesRoot),
 		rootCtxs: make(map[*types.Func]bool),
 		storers:  make(map[*types.Func]bool),
+		droppers: make(map[*types.Func]bool),
 		ins:      ins,
 	}
 	r.ImportsContext = analysisutil.Imports(pass.Pkg, "context") || analysisutil.Imports(pass.Pkg, "net/http")
@@ -454,6 +458,7 @@ func run(pass *analysis.Pass) (any, error) {
 	r.computeValueContexts(pass)
 	r.computeRootContexts(pass)
 	r.computeStorers(pass)
+	r.computeDroppers(pass)
 	return r, nil
 }
 
@@ -765,12 +770,78 @@ func (r *Result) callCarries(call *ast.CallExpr, idx int) bool {
 	if fn != nil && r.passedThrough(fn, call, idx) {
 		return false
 	}
+	if r.deferredError(call) {
+		return true
+	}
 	if !r.boundCall(call) || r.detachedCall(call) {
 		return false
 	}
 	// nextModSeq(tx) for a tx made under context.TODO() (asked last: it
 	// looks into the arguments' types).
 	return fn == nil || !r.onlyDetachedHolders(fn, call)
+}
+
+// deferredError reports whether call is a method of a value that a
+// context-bound call returned without an error of its own
+// (`db.QueryRowContext(ctx, q).Scan(&v)`, or through a local assigned
+// once from such a call): that call defers its failure, its context's end
+// among them, into the value, and the method returns it.
+func (r *Result) deferredError(call *ast.CallExpr) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x := ast.Unparen(sel.X)
+	if id, ok := x.(*ast.Ident); ok {
+		// row := db.QueryRowContext(ctx, q): the local's defining
+		// statement, when it is its only assignment.
+		v, ok := r.info.Uses[id].(*types.Var)
+		if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+			return false
+		}
+		c, ok := r.ins.Root().FindByPos(v.Pos(), v.Pos()+token.Pos(len(v.Name())))
+		if !ok {
+			return false
+		}
+		as, ok := c.Parent().Node().(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			return false
+		}
+		if fl := r.EnclosingPos(as.Pos()); fl == nil || r.assignedAgain(fl.Body, v, as) {
+			return false
+		}
+		x = ast.Unparen(as.Rhs[0])
+	}
+	maker, ok := x.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sig, _ := r.info.TypeOf(maker.Fun).Underlying().(*types.Signature)
+	if sig == nil || !analysisutil.TakesContext(sig) || analysisutil.ErrorResult(sig) >= 0 || sig.Results().Len() != 1 {
+		return false
+	}
+	return !r.detachedCall(maker)
+}
+
+// assignedAgain reports whether body assigns v other than in def.
+func (r *Result) assignedAgain(body *ast.BlockStmt, v *types.Var, def *ast.AssignStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as != def {
+			for _, l := range as.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && r.info.ObjectOf(id) == v {
+					found = true
+				}
+			}
+		}
+		if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			if id, ok := ast.Unparen(u.X).(*ast.Ident); ok && r.info.Uses[id] == v {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // onlyDetachedHolders reports whether call gives fn, which takes no

@@ -192,3 +192,34 @@ func childLogger(ctx context.Context, l Logger) (Logger, error) {
 	child := l.With().Logger()
 	return child.Sub("worker")
 }
+
+// keySet keeps only the values of the context it is built with.
+type keySet struct{ ctx context.Context }
+
+type provider struct{ url string }
+
+type verifier struct{ keys *keySet }
+
+func newKeySet(ctx context.Context, url string) *keySet {
+	return &keySet{ctx: context.WithoutCancel(ctx)}
+}
+
+// Verifier builds a verifier over a background key set.
+func (p *provider) Verifier(cfg string) *verifier {
+	return &verifier{keys: newKeySet(context.Background(), p.url)}
+}
+
+// VerifierContext drops its context's cancellation: it is a value bag.
+func (p *provider) VerifierContext(ctx context.Context, cfg string) *verifier {
+	return &verifier{keys: newKeySet(ctx, p.url)}
+}
+
+// Refresher's context form does bound its work.
+func (p *provider) Refresh(cfg string) error { return nil }
+
+func (p *provider) RefreshContext(ctx context.Context, cfg string) error { return ctx.Err() }
+
+func verify(ctx context.Context, p *provider) error {
+	_ = p.Verifier("x")   // VerifierContext would bound nothing
+	return p.Refresh("x") // want `p.Refresh takes no context although ctx is in reach`
+}

@@ -111,7 +111,7 @@ func audience(tok string) (bool, error) {
 
 // Verify returns errors it flattens and the one audience gives through a
 // variable of an if statement: all fresh.
-func Verify(ctx context.Context, s *store.Store, tok string) (string, error) { // want Verify:"freshErrors"
+func Verify(ctx context.Context, s *store.Store, tok string) (string, error) { // want Verify:"freshErrors" Verify:"dropsCancel"
 	if err := s.Flush(); err != nil {
 		return "", errors.New("flush: " + err.Error())
 	}
@@ -122,7 +122,7 @@ func Verify(ctx context.Context, s *store.Store, tok string) (string, error) { /
 }
 
 // Near miss: the variable may hold the carrier's error.
-func VerifyKeeps(ctx context.Context, s *store.Store, tok string) (string, error) {
+func VerifyKeeps(ctx context.Context, s *store.Store, tok string) (string, error) { // want VerifyKeeps:"dropsCancel"
 	err := s.Flush()
 	if tok == "" {
 		err = errors.New("no token")
@@ -132,7 +132,7 @@ func VerifyKeeps(ctx context.Context, s *store.Store, tok string) (string, error
 
 // Near miss: the variable's address is taken; what is stored through it
 // is not known.
-func VerifyThrough(ctx context.Context, tok string, fill func(*error)) (string, error) {
+func VerifyThrough(ctx context.Context, tok string, fill func(*error)) (string, error) { // want VerifyThrough:"dropsCancel"
 	err := errors.New("unset")
 	fill(&err)
 	return tok, err

@@ -34,7 +34,7 @@ func Stopped(ctx context.Context) bool { // want Stopped:"checksContext"
 }
 
 // Sleep does not look at its context: no fact.
-func Sleep(ctx context.Context, d time.Duration) bool {
+func Sleep(ctx context.Context, d time.Duration) bool { // want Sleep:"dropsCancel"
 	time.Sleep(d)
 	return true
 }

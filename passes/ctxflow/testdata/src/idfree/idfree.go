@@ -142,7 +142,7 @@ type remover interface {
 }
 
 // RemoveAll takes a context but runs its one call under Background.
-func RemoveAll(ctx context.Context, r remover, name string) error { // want RemoveAll:"detaches"
+func RemoveAll(ctx context.Context, r remover, name string) error { // want RemoveAll:"detaches" RemoveAll:"dropsCancel"
 	if name == "" {
 		return fmt.Errorf("no name")
 	}

@@ -69,7 +69,7 @@ func Detached() error { // want Detached:"makesRoot\\(context.Background\\(\\) a
 }
 
 // WithoutCancel detaches too.
-func WithoutCancel(ctx context.Context) error { // want WithoutCancel:"detaches"
+func WithoutCancel(ctx context.Context) error { // want WithoutCancel:"detaches" WithoutCancel:"dropsCancel"
 	return Flat(context.WithoutCancel(ctx))
 }
 
@@ -110,7 +110,7 @@ func Serial(ctx context.Context) (string, error) { // want Serial:"noCancel" Ser
 }
 
 // Stub ignores its context: it stays context-bound (it may be a placeholder).
-func Stub(ctx context.Context) error { return errors.New("not implemented") } // want Stub:"freshErrors"
+func Stub(ctx context.Context) error { return errors.New("not implemented") } // want Stub:"freshErrors" Stub:"dropsCancel"
 
 // Derives passes its context to context.WithTimeout: context-bound.
 func Derives(ctx context.Context) error {
