@@ -9,7 +9,10 @@
 // context.Canceled) and errors.Is(err, context.DeadlineExceeded): stop
 // quietly, retry, count a timeout, answer 499 instead of 500. That only works
 // while the context's error stays in the chain. The check reports, for
-// errors that may carry cancellation (ctxflow's MayCarryCancel):
+// errors that may carry cancellation (ctxflow's MayCarryCancel; among
+// them the error of a method of a value that a context-bound call returned
+// with no error of its own, `db.QueryRowContext(ctx, q).Scan(&v)`, which
+// defers the query's failure into the row):
 //
 //   - fmt.Errorf formatting one with %v, %s or %q (or its err.Error()) when
 //     the result is returned, stored, sent or passed on (one finding per

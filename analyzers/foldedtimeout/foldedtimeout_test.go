@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a", "botclient", "federation", "steps", "nearmiss", "stale", "fields", "verifier", "useverifier", "grpcerrs", "causes")
+	analysistest.Run(t, analysistest.TestData(), foldedtimeout.Analyzer, "a", "botclient", "federation", "steps", "nearmiss", "stale", "fields", "verifier", "useverifier", "grpcerrs", "causes", "rows")
 }
 
 // TestFact checks that an opaque error type of another package is seen.
