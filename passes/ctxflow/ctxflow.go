@@ -807,15 +807,21 @@ func (r *Result) deferredError(call *ast.CallExpr) bool {
 		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
 			return false
 		}
-		if fl := r.EnclosingPos(as.Pos()); fl == nil || r.assignedAgain(fl.Body, v, as) {
+		maker, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok || !r.defersError(maker) {
 			return false
 		}
-		x = ast.Unparen(as.Rhs[0])
+		// Asked last: it walks the function's body.
+		fl := r.EnclosingPos(as.Pos())
+		return fl != nil && !r.assignedAgain(fl.Body, v, as)
 	}
 	maker, ok := x.(*ast.CallExpr)
-	if !ok {
-		return false
-	}
+	return ok && r.defersError(maker)
+}
+
+// defersError reports whether maker is a context-bound call, not given
+// only detached contexts, whose one result is not an error.
+func (r *Result) defersError(maker *ast.CallExpr) bool {
 	sig, _ := r.info.TypeOf(maker.Fun).Underlying().(*types.Signature)
 	if sig == nil || !analysisutil.TakesContext(sig) || analysisutil.ErrorResult(sig) >= 0 || sig.Results().Len() != 1 {
 		return false
