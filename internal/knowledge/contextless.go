@@ -54,12 +54,17 @@ var contextless = map[string]ContextForm{
 // pkg, typ ("" for a function) and name, when it is one whose context form
 // is not mechanical.
 func Contextless(pkg, typ, name string) (ContextForm, bool) {
-	key := pkg + "." + name
-	if typ != "" {
-		key = pkg + "." + typ + "." + name
-	}
-	f, ok := contextless[key]
+	f, ok := contextless[key(pkg, typ, name)]
 	return f, ok
+}
+
+// key is the tables' key of a function ("pkg.Func", typ "") or method
+// ("pkg.Type.Method").
+func key(pkg, typ, name string) string {
+	if typ == "" {
+		return pkg + "." + name
+	}
+	return pkg + "." + typ + "." + name
 }
 
 // ContextSuffixes are the names that, appended to a function's name, name

@@ -46,9 +46,5 @@ func IdentityFree(pkg, typ, name string) bool {
 			return true
 		}
 	}
-	key := pkg + "." + name
-	if typ != "" {
-		key = pkg + "." + typ + "." + name
-	}
-	return identityFree[key]
+	return identityFree[key(pkg, typ, name)]
 }

@@ -799,15 +799,12 @@ func (r *Result) deferredError(call *ast.CallExpr) bool {
 		if !ok || v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
 			return false
 		}
-		c, ok := r.ins.Root().FindByPos(v.Pos(), v.Pos()+token.Pos(len(v.Name())))
-		if !ok {
+		decl, lhs, rhs, _, ok := analysisutil.Declaration(r.ins, v)
+		as, isAssign := decl.(*ast.AssignStmt)
+		if !ok || !isAssign || len(lhs) != 1 || len(rhs) != 1 {
 			return false
 		}
-		as, ok := c.Parent().Node().(*ast.AssignStmt)
-		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
-			return false
-		}
-		maker, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		maker, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
 		if !ok || !r.defersError(maker) {
 			return false
 		}

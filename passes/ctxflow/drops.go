@@ -47,13 +47,7 @@ func (r *Result) computeDroppers(pass *analysis.Pass) {
 		if f.Obj == nil || f.Body == nil {
 			continue
 		}
-		params := map[types.Object]bool{}
-		for i := range f.Sig.Params().Len() {
-			if p := f.Sig.Params().At(i); analysisutil.IsContext(p.Type()) {
-				params[p] = true
-			}
-		}
-		if len(params) > 0 {
+		if params := contextParams(f.Sig); len(params) > 0 {
 			cands = append(cands, cand{f, params})
 		}
 	}

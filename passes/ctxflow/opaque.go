@@ -128,17 +128,9 @@ func identityFreeAPI(fn *types.Func) bool {
 	if fn.Pkg() == nil {
 		return false
 	}
-	typ := ""
-	if sig := fn.Type().(*types.Signature); sig.Recv() != nil {
-		t := sig.Recv().Type()
-		if p, ok := t.(*types.Pointer); ok {
-			t = p.Elem()
-		}
-		if n, ok := types.Unalias(t).(*types.Named); ok {
-			typ = n.Obj().Name()
-		} else {
-			typ = "?" // a method of an unnamed interface: only prefixes match
-		}
+	typ := analysisutil.RecvTypeName(fn)
+	if typ == "" && fn.Type().(*types.Signature).Recv() != nil {
+		typ = "?" // a method of an unnamed interface: only prefixes match
 	}
 	return knowledge.IdentityFree(fn.Pkg().Path(), typ, fn.Name())
 }

@@ -3,7 +3,6 @@ package ctxflow
 import (
 	"fmt"
 	"go/ast"
-	"go/token"
 	"go/types"
 	"path/filepath"
 	"strings"
@@ -203,21 +202,8 @@ func (r *Result) cancelKept(body *ast.BlockStmt, e ast.Expr) bool {
 	if !ok || v.IsField() {
 		return false
 	}
-	c, ok := r.ins.Root().FindByPos(v.Pos(), v.Pos()+token.Pos(len(v.Name())))
-	if !ok {
-		return false
-	}
-	var lhs, rhs []ast.Expr
-	switch n := c.Parent().Node().(type) {
-	case *ast.AssignStmt:
-		lhs, rhs = n.Lhs, n.Rhs
-	case *ast.ValueSpec:
-		for _, name := range n.Names {
-			lhs = append(lhs, name)
-		}
-		rhs = n.Values
-	}
-	if len(lhs) != 2 || len(rhs) != 1 || ast.Unparen(lhs[0]) != ast.Expr(c.Node().(*ast.Ident)) {
+	_, lhs, rhs, idx, ok := analysisutil.Declaration(r.ins, v)
+	if !ok || len(lhs) != 2 || len(rhs) != 1 || idx != 0 {
 		return false
 	}
 	call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)

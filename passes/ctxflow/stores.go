@@ -33,6 +33,17 @@ func (r *Result) StoresContext(fn *types.Func) bool {
 	return r.pass.ImportObjectFact(fn, new(StoresContext))
 }
 
+// contextParams returns the context parameters of sig.
+func contextParams(sig *types.Signature) map[types.Object]bool {
+	params := map[types.Object]bool{}
+	for i := range sig.Params().Len() {
+		if p := sig.Params().At(i); analysisutil.IsContext(p.Type()) {
+			params[p] = true
+		}
+	}
+	return params
+}
+
 // computeStorers finds the package's functions with the StoresContext
 // fact and exports it.
 func (r *Result) computeStorers(pass *analysis.Pass) {
@@ -40,12 +51,7 @@ func (r *Result) computeStorers(pass *analysis.Pass) {
 		if f.Obj == nil || f.Body == nil {
 			continue
 		}
-		params := map[types.Object]bool{}
-		for i := range f.Sig.Params().Len() {
-			if p := f.Sig.Params().At(i); analysisutil.IsContext(p.Type()) {
-				params[p] = true
-			}
-		}
+		params := contextParams(f.Sig)
 		if len(params) == 0 {
 			continue
 		}

@@ -59,6 +59,31 @@ func (a *analysis) closedUnder(o *owner) {
 	if len(cancelOf) == 0 {
 		return
 	}
+	// The calls of those cancel functions, but for a deferred one (it runs
+	// at the return, after any release), in o's body and its
+	// literals (a returned stop function is the owner's shutdown): one
+	// walk for all of o's goroutines.
+	calls := map[types.Object][]*ast.CallExpr{}
+	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.DeferStmt:
+			// defer cancel(): not such a call; a deferred literal that
+			// cancels and then releases is.
+			if id, ok := ast.Unparen(n.Call.Fun).(*ast.Ident); ok && cancelOf[a.info.Uses[id]] != nil {
+				return false
+			}
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if k := a.info.Uses[id]; k != nil && cancelOf[k] != nil {
+					calls[k] = append(calls[k], n)
+				}
+			}
+		}
+		return true
+	})
+	if len(calls) == 0 {
+		return
+	}
 	for _, g := range o.gos {
 		if g.Join == JoinedOnEveryPath || g.Orphaned {
 			continue
@@ -75,7 +100,7 @@ func (a *analysis) closedUnder(o *owner) {
 			if !analysisutil.ReferencesObject(a.info, gs, ctx) {
 				continue
 			}
-			if cu := a.closeAfterCancel(o, g, cancel, fields); cu != nil {
+			if cu := a.closeAfterCancel(g, calls[cancel], fields); cu != nil {
 				a.res.ClosedUnder = append(a.res.ClosedUnder, cu)
 				break
 			}
@@ -126,44 +151,25 @@ func (a *analysis) goroutineFields(g *Goroutine) map[*types.Var]token.Pos {
 	return out
 }
 
-// closeAfterCancel finds, in o or a function literal of o, a call of
-// cancel followed, on some path with no wait between, by a release
-// (x.f.Close()) of a field f the goroutine uses.
-func (a *analysis) closeAfterCancel(o *owner, g *Goroutine, cancel types.Object, fields map[*types.Var]token.Pos) *ClosedUnder {
-	var found *ClosedUnder
-	// Literals too: a returned stop function (`return func() error {
-	// cancel(); return e.kv.Close() }`) is the owner's shutdown.
-	ast.Inspect(o.fn.Body, func(n ast.Node) bool {
-		if found != nil || n == nil {
-			return false
-		}
-		if g.Lit != nil && n == ast.Node(g.Lit) {
-			return false // the goroutine's own body
-		}
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
-		id, ok := ast.Unparen(call.Fun).(*ast.Ident)
-		if !ok || a.info.Uses[id] != cancel {
-			return true
-		}
-		if c, ok := a.cursor(call); ok {
-			if _, deferred := c.Parent().Node().(*ast.DeferStmt); deferred {
-				return true // runs at the return, after any release
-			}
+// closeAfterCancel returns, for the first of the cancel calls (outside
+// g's own body) followed on some path with no wait between by a release
+// (x.f.Close()) of a field f the goroutine uses, that release.
+func (a *analysis) closeAfterCancel(g *Goroutine, calls []*ast.CallExpr, fields map[*types.Var]token.Pos) *ClosedUnder {
+	for _, call := range calls {
+		if g.Lit != nil && g.Lit.Pos() <= call.Pos() && call.End() <= g.Lit.End() {
+			continue // the goroutine's own body
 		}
 		f := a.flow.EnclosingPos(call.Pos())
 		if f == nil {
-			return true
+			continue
 		}
 		graph := a.graphs.Func(f.Node)
 		if graph == nil {
-			return true
+			continue
 		}
 		p, ok := graph.Locate(call)
 		if !ok {
-			return true
+			continue
 		}
 		var close *ast.CallExpr
 		var field *types.Var
@@ -184,13 +190,11 @@ func (a *analysis) closeAfterCancel(o *owner, g *Goroutine, cancel types.Object,
 				return true
 			})
 		}
-		waits := func(m ast.Node) bool { return a.waitsHere(m) }
-		if _, ok := graph.Reaches(p.Next(), target, waits); ok && close != nil {
-			found = &ClosedUnder{Goroutine: g, Cancel: call, Close: close, Field: field, Use: fields[field]}
+		if _, ok := graph.Reaches(p.Next(), target, a.waitsHere); ok && close != nil {
+			return &ClosedUnder{Goroutine: g, Cancel: call, Close: close, Field: field, Use: fields[field]}
 		}
-		return true
-	})
-	return found
+	}
+	return nil
 }
 
 // waitsHere reports whether n waits for something: a receive, a select,

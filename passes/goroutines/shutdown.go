@@ -260,6 +260,7 @@ func (a *analysis) waitHandles() []waitHandle {
 	}
 	// Done channels: closed by a goroutine's own body (or a function it
 	// runs), received from elsewhere.
+	var received map[*types.Var]bool
 	for _, g := range a.res.Goroutines {
 		var body *ast.BlockStmt
 		switch {
@@ -278,7 +279,14 @@ func (a *analysis) waitHandles() []waitHandle {
 			if !ok || !a.isBuiltin(call, "close") || len(call.Args) != 1 {
 				return true
 			}
-			if f := a.fieldOf(call.Args[0]); f != nil && a.receivedFrom(f) {
+			f := a.fieldOf(call.Args[0])
+			if f == nil {
+				return true
+			}
+			if received == nil {
+				received = a.receivedFields()
+			}
+			if received[f] {
 				addH(f, "done")
 			}
 			return true
@@ -290,45 +298,43 @@ func (a *analysis) waitHandles() []waitHandle {
 
 // fieldOf returns the declared field that e, x.f, selects, or nil.
 func (a *analysis) fieldOf(e ast.Expr) *types.Var {
-	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
-	if !ok {
+	if _, sel := ast.Unparen(e).(*ast.SelectorExpr); !sel {
 		return nil
 	}
-	s := a.info.Selections[sel]
-	if s == nil || s.Kind() != types.FieldVal {
-		return nil
+	if v := analysisutil.VarObject(a.info, e); v != nil && v.IsField() {
+		return v.Origin()
 	}
-	return s.Obj().(*types.Var).Origin()
+	return nil
 }
 
-// receivedFrom reports whether the package receives from the channel
-// field f somewhere.
-func (a *analysis) receivedFrom(f *types.Var) bool {
-	for _, d := range a.decls {
-		if a.receivesFrom(d.Body, f) != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// receivesFrom returns a receive from, or range over, the field f in n.
-func (a *analysis) receivesFrom(n ast.Node, f *types.Var) ast.Node {
-	var at ast.Node
-	ast.Inspect(n, func(m ast.Node) bool {
-		switch m := m.(type) {
+// receivedFields returns the channel fields the package receives from or
+// ranges over somewhere (in a declared function's body), in one walk of
+// the inspector's index.
+func (a *analysis) receivedFields() map[*types.Var]bool {
+	out := map[*types.Var]bool{}
+	for c := range a.ins.Root().Preorder((*ast.UnaryExpr)(nil), (*ast.RangeStmt)(nil)) {
+		var x ast.Expr
+		switch m := c.Node().(type) {
 		case *ast.UnaryExpr:
-			if m.Op == token.ARROW && a.fieldOf(m.X) == f {
-				at = m
+			if m.Op == token.ARROW {
+				x = m.X
 			}
 		case *ast.RangeStmt:
-			if a.fieldOf(m.X) == f {
-				at = m
+			x = m.X
+		}
+		if x == nil {
+			continue
+		}
+		if f := a.fieldOf(x); f != nil {
+			for e := range c.Enclosing((*ast.FuncDecl)(nil)) {
+				if d := e.Node().(*ast.FuncDecl); d.Body != nil {
+					out[f] = true
+				}
+				break
 			}
 		}
-		return at == nil
-	})
-	return at
+	}
+	return out
 }
 
 // waitIn returns where body waits on h (itself, not through a call), or
@@ -474,15 +480,11 @@ func (a *analysis) definedByContext(v *types.Var) bool {
 	if !isFuncType(v.Type()) {
 		return false
 	}
-	c, ok := a.ins.Root().FindByPos(v.Pos(), v.Pos()+token.Pos(len(v.Name())))
-	if !ok {
+	_, _, rhs, _, ok := analysisutil.Declaration(a.ins, v)
+	if !ok || len(rhs) != 1 {
 		return false
 	}
-	as, ok := c.Parent().Node().(*ast.AssignStmt)
-	if !ok || len(as.Rhs) != 1 {
-		return false
-	}
-	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
 	return ok && isContextFunc(analysisutil.Callee(a.info, call))
 }
 
