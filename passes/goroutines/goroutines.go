@@ -1,11 +1,14 @@
 package goroutines
 
 import (
+	"cmp"
 	_ "embed"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"reflect"
+	"slices"
 	"sync"
 
 	goanalysis "golang.org/x/tools/go/analysis"
@@ -212,6 +215,12 @@ type analysis struct {
 	// tracked caches trackedFields.
 	tracked   map[*types.Var]trackedField
 	summaries map[*types.Func]*summary
+	// computing, batch and cyclic drive summaryOf's fixed point: the
+	// summaries being computed, those computed under the outermost one,
+	// and whether a call reached one still being computed.
+	computing map[*types.Func]bool
+	batch     []*types.Func
+	cyclic    bool
 	owners    map[ast.Node]*owner
 	res       *Result
 	// roomy holds the result channels whose buffer has room for every
@@ -232,6 +241,7 @@ func run(pass *goanalysis.Pass) (any, error) {
 		graphs:    pass.ResultOf[flow.Analyzer].(*flow.Result),
 		decls:     map[*types.Func]*ast.FuncDecl{},
 		summaries: map[*types.Func]*summary{},
+		computing: map[*types.Func]bool{},
 		owners:    map[ast.Node]*owner{},
 		res:       &Result{},
 		roomy:     map[*types.Var]bool{},
@@ -325,9 +335,10 @@ func (a *analysis) add(c inspector.Cursor, g *Goroutine) {
 }
 
 // exportFacts exports JoinsParam, Spawns and Bound for the package's
-// functions.
+// functions, in source order.
 func (a *analysis) exportFacts() {
-	for fn := range a.decls {
+	fns := slices.SortedFunc(maps.Keys(a.decls), func(x, y *types.Func) int { return cmp.Compare(x.Pos(), y.Pos()) })
+	for _, fn := range fns {
 		if !fn.Exported() {
 			continue // only importers read facts; see analysisutil.ExportFuncFact
 		}

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 
 	goanalysis "golang.org/x/tools/go/analysis"
 
@@ -26,19 +27,73 @@ type summary struct {
 	bound  bool         // worker loop or watcher
 }
 
+// equal reports whether s and t say the same.
+func (s *summary) equal(t *summary) bool {
+	return s.signals == t.signals && s.bound == t.bound &&
+		maps.Equal(s.joins, t.joins) && maps.Equal(s.spawns, t.spawns) &&
+		maps.Equal(s.fields, t.fields) && maps.Equal(s.adds, t.adds)
+}
+
 // summaryOf returns the summary of a function of this package, computing it
-// on first use. Recursion through cycles sees an empty summary.
+// on first use. Summaries of functions that call each other are a fixed
+// point: a call that reaches a summary still being computed marks the
+// outermost computation cyclic, and once it ends every summary computed
+// under it is recomputed from the others until none changes, so the result
+// does not depend on which function of a cycle was asked first.
 func (a *analysis) summaryOf(fn *types.Func) *summary {
 	fn = fn.Origin()
 	if s, ok := a.summaries[fn]; ok {
+		if a.computing[fn] {
+			a.cyclic = true
+		}
 		return s
 	}
 	decl := a.decls[fn]
 	if decl == nil || decl.Body == nil {
 		return nil
 	}
+	s := &summary{}
+	a.summaries[fn] = s // what a cycle sees until the fixed point below
+	a.computing[fn] = true
+	a.batch = append(a.batch, fn)
+	outer := len(a.computing) == 1
+	*s = *a.computeSummary(fn, decl)
+	delete(a.computing, fn)
+	if outer {
+		if a.cyclic {
+			// Recomputing can reach functions not seen yet; the sentinel
+			// keeps their computations from ending the batch.
+			a.computing[nil] = true
+			for range maxSummaryRounds {
+				changed := false
+				for i := 0; i < len(a.batch); i++ {
+					f := a.batch[i]
+					ns := a.computeSummary(f, a.decls[f])
+					if old := a.summaries[f]; !old.equal(ns) {
+						*old = *ns
+						changed = true
+					}
+				}
+				if !changed {
+					break
+				}
+			}
+			delete(a.computing, nil)
+		}
+		a.batch, a.cyclic = a.batch[:0], false
+	}
+	return s
+}
+
+// maxSummaryRounds bounds the fixed-point rounds of a cycle of summaries
+// (two or three suffice in practice; the bound keeps a non-monotone
+// summary from looping).
+const maxSummaryRounds = 8
+
+// computeSummary walks fn's body once, reading the summaries of the local
+// functions it calls as they stand.
+func (a *analysis) computeSummary(fn *types.Func, decl *ast.FuncDecl) *summary {
 	s := &summary{joins: map[int]bool{}, spawns: map[int]bool{}, fields: map[types.Object]int{}, adds: map[types.Object]int{}}
-	a.summaries[fn] = s // cycle guard
 	sig := fn.Type().(*types.Signature)
 	params := map[types.Object]int{}
 	for i := range sig.Params().Len() {
