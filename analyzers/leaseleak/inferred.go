@@ -16,8 +16,8 @@ var inferredVerbs = []struct{ method, verb, does string }{
 
 // inferred returns the acquisition of a value that no table or fact knows
 // as a lease but that the function itself treats as one: a local assigned
-// from call whose type has a release method without parameters (Close,
-// End, Finish, Release) that the function calls on it somewhere, directly
+// from call whose type has a release method (Close, End, Finish, Release;
+// with parameters too, span.End(err)) that the function calls on it somewhere, directly
 // or in a deferred or other literal. Releasing it on one path says it must
 // be released on every path; the paths that do not are leaks like those of
 // a known kind (a span ended on success only, a session closed on one
@@ -57,12 +57,19 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 		for _, rv := range inferredVerbs {
 			m, _, _ := types.LookupFieldOrMethod(v.Type(), true, v.Pkg(), rv.method)
 			mf, ok := m.(*types.Func)
-			if !ok || mf.Type().(*types.Signature).Params().Len() != 0 || !releaseResults(mf) || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) || f.assignedElsewhere(v, id) {
+			if !ok || !releaseResults(mf) || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) || f.assignedElsewhere(v, id) {
 				continue
+			}
+			// A release that takes arguments (span.End(err), a
+			// status code) gets no fix: what to pass is the function's
+			// to say.
+			fix := ""
+			if mf.Type().(*types.Signature).Params().Len() == 0 {
+				fix = "%s." + rv.method + "()"
 			}
 			kind := &ownership.Kind{
 				ID: "inferred", Noun: typeNoun(v.Type()), Verb: rv.verb, Release: []string{rv.method},
-				Fix:         "%s." + rv.method + "()",
+				Fix:         fix,
 				NilOnError:  true,
 				Consequence: "whatever it holds is not given back on that path, though the function " + rv.does + " it elsewhere",
 			}

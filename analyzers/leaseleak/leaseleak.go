@@ -120,6 +120,9 @@ type state struct {
 	paths *flow.Result
 	// flow holds the package's functions and their facts (MainLike).
 	flow *ctxflow.Result
+	// inferredPairs caches the lock kinds of ownership's inferred pairs
+	// by their acquiring method, so that a kind compares equal to itself.
+	inferredPairs map[*types.Func]*lockKind
 }
 
 func (c *checker) run(pass *analysis.Pass) (any, error) {

@@ -50,6 +50,35 @@ func lockOf(info *types.Info, call *ast.CallExpr) *lockKind {
 	return pairOf(fn)
 }
 
+// lockOf returns the lock kind acquired by call: a built-in kind, a pair
+// of the knowledge table, or a pair of methods of a type of this package
+// whose bodies take and give back the same field (ownership's
+// PairedRelease: s.acquire(ctx) sending on s.sem, s.release() receiving).
+func (s *state) lockOf(call *ast.CallExpr) *lockKind {
+	info := s.pass.TypesInfo
+	if k := lockOf(info, call); k != nil {
+		return k
+	}
+	fn := analysisutil.Callee(info, call)
+	if fn == nil {
+		return nil
+	}
+	rel := s.own.PairedRelease(fn)
+	if rel == nil {
+		return nil
+	}
+	if k, ok := s.inferredPairs[fn.Origin()]; ok {
+		return k
+	}
+	named := recvNamed(fn.Type().(*types.Signature))
+	k := &lockKind{release: rel.Name(), noun: named.Obj().Name(), verb: "given back", pair: named}
+	if s.inferredPairs == nil {
+		s.inferredPairs = make(map[*types.Func]*lockKind)
+	}
+	s.inferredPairs[fn.Origin()] = k
+	return k
+}
+
 // pairKinds caches the kinds of receiver pairs by their acquiring method,
 // so that a kind compares equal to itself across calls.
 var pairKinds sync.Map // *types.Func -> *lockKind
@@ -97,17 +126,7 @@ func newPairKind(fn *types.Func) *lockKind {
 }
 
 // recvNamed returns the named type of a method's receiver, or nil.
-func recvNamed(sig *types.Signature) *types.Named {
-	t := sig.Recv().Type()
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	n, _ := types.Unalias(t).(*types.Named)
-	if n == nil {
-		return nil
-	}
-	return n.Origin()
-}
+func recvNamed(sig *types.Signature) *types.Named { return analysisutil.NamedOf(sig.Recv().Type()) }
 
 func isBoolType(t types.Type) bool {
 	if t == nil {
@@ -178,7 +197,7 @@ func recvOf(call *ast.CallExpr) ast.Expr {
 // acquires a lock.
 func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr, lhs []ast.Expr) bool {
 	info := f.info()
-	k := lockOf(info, call)
+	k := f.s.lockOf(call)
 	if k == nil {
 		return false
 	}
@@ -344,7 +363,7 @@ func (f *function) checkLock(b *cfg.Block, i int, n ast.Node, call *ast.CallExpr
 		}
 		switch x := c.Node().(type) {
 		case *ast.CallExpr:
-			if lockOf(info, x) == k {
+			if f.s.lockOf(x) == k {
 				if r := recvOf(x); r != nil && slices.Equal(keyOf(info, r), key) {
 					goto search // locked first: not a re-acquisition
 				}

@@ -81,6 +81,18 @@ func IsMethod(fn *types.Func, pkgPath, typeName, name string) bool {
 	return IsNamed(rt, pkgPath, typeName)
 }
 
+// NamedOf returns the generic origin of the named type t is, directly or
+// through a pointer, or nil.
+func NamedOf(t types.Type) *types.Named {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Origin()
+	}
+	return nil
+}
+
 // RecvTypeName returns the name of the named type whose method fn is
 // (through a pointer receiver too), or "" for a function or a method of an
 // unnamed type.

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -92,6 +93,15 @@ type Result struct {
 	releasedFields map[*types.Var]bool // unexported fields that may hold a lease
 	msets          *typeutil.MethodSetCache
 	unlocks        map[*types.Func]bool
+	// pairs holds PairedRelease's answers, computed on first use (the
+	// checks that share this result, and its WithExtra views, may ask at
+	// once).
+	pairs *pairTable
+}
+
+type pairTable struct {
+	once sync.Once
+	m    map[*types.Func]*types.Func
 }
 
 // WithExtra returns a view of r that also knows the configured acquirers.
@@ -150,6 +160,7 @@ func run(pass *analysis.Pass) (any, error) {
 		releasedFields: make(map[*types.Var]bool),
 		msets:          new(typeutil.MethodSetCache),
 		unlocks:        make(map[*types.Func]bool),
+		pairs:          new(pairTable),
 	}
 	var funcs []*summary
 	for c := range ins.Root().Preorder((*ast.FuncDecl)(nil)) {
