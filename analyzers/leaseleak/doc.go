@@ -242,6 +242,32 @@
 // tx.Commit fails (with sql.ErrTxDone or the context's error): database/sql
 // rolls the transaction back as soon as ctx ends".
 //
+// It also reports a deferred release that is given the context its lease
+// was taken with: a value taken by a context-bound call (`l, err :=
+// locks.Lock(ctx, key, ttl)`, `lease, err := api.AcquireLease(ctx, id)`)
+// and given back by a deferred call that takes a context and refers to it,
+// named like a remote release (Release..., Unlock..., Revoke...; the
+// knowledge table's RemoteReleasePrefixes): `defer l.Unlock(ctx)`, `defer
+// func() { api.ReleaseLease(ctx, id, lease.Nonce) }()`. On the return that
+// cancellation causes, that context (or a child of it) has already ended,
+// so the release fails at once and the lock or lease stays held until it
+// expires. A release given context.WithoutCancel(ctx), a context bounded
+// by its own timeout, or one the caller's cancellation does not end is
+// quiet. Fix: context.WithoutCancel(ctx) in place of ctx (Go 1.21 and
+// later). For example: "the deferred Unlock is given ctx, which has
+// already ended when the function returns because ctx was canceled: the
+// release then fails at once, and what (Locker).Lock took stays held until
+// it expires".
+//
+// Pairs of methods of one type whose bodies take and give back the same
+// field are leases like the table's pairs, whatever they are called: one
+// sends on a channel field of its receiver (a semaphore) or locks a mutex
+// field and returns holding it, and another, taking nothing, receives from
+// that channel or unlocks that mutex (ownership's PairedRelease).
+// `if err := u.acquire(ctx); err != nil { return err }` followed by a
+// return before `defer u.release()` keeps the slot. A channel the package
+// fills with tokens in a loop is a pool, where the receive takes.
+//
 // Not reported: findings in _test.go files, unless the tests setting is
 // on; leases of func main of package main, whose return ends the process, and of
 // the functions main runs as its last act (`if err := run(); err != nil {

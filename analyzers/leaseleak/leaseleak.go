@@ -196,24 +196,36 @@ type function struct {
 func (f *function) info() *types.Info { return f.s.pass.TypesInfo }
 
 // newTimers reports whether the file holding pos has Go 1.23 or later
-// semantics for timers. A file of unknown version (GOPATH mode) has the old
-// ones: such builds get the GODEBUG defaults of Go 1.20.
-func (f *function) newTimers(pos token.Pos) bool {
+// semantics for timers.
+func (f *function) newTimers(pos token.Pos) bool { return f.goAtLeast(pos, "go1.23") }
+
+// knownVersion reports whether the Go version of the file holding pos is
+// known (module mode).
+func (f *function) knownVersion(pos token.Pos) bool {
+	file := analysisutil.FileOf(f.s.pass, pos)
+	return file != nil && (f.info().FileVersions[file] != "" || f.s.pass.Pkg.GoVersion() != "")
+}
+
+// goAtLeast reports whether the file holding pos has Go version v or later.
+// A file of unknown version (GOPATH mode) has the GODEBUG defaults of Go
+// 1.20.
+func (f *function) goAtLeast(pos token.Pos, v string) bool {
 	file := analysisutil.FileOf(f.s.pass, pos)
 	if file == nil {
 		return false
 	}
-	v := f.info().FileVersions[file]
-	if v == "" {
-		v = f.s.pass.Pkg.GoVersion()
+	fv := f.info().FileVersions[file]
+	if fv == "" {
+		fv = f.s.pass.Pkg.GoVersion()
 	}
-	return v != "" && version.Compare(v, "go1.23") >= 0
+	return fv != "" && version.Compare(fv, v) >= 0
 }
 
 func (f *function) check() {
 	f.checkReleaser()
 	f.checkTimerFuncs()
 	f.checkAfterDone()
+	f.checkReleaseContext()
 	for _, b := range f.cfg.Blocks {
 		if !b.Live {
 			continue

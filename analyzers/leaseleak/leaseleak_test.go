@@ -10,7 +10,7 @@ import (
 )
 
 func TestLeaseLeak(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), leaseleak.Analyzer, "cancels", "bodies", "sqls", "files", "locks", "spans", "timersold", "timersnew", "handoff", "mainpkg", "afterdone", "inferred", "libdb", "deferloop")
+	analysistest.Run(t, analysistest.TestData(), leaseleak.Analyzer, "cancels", "bodies", "sqls", "files", "locks", "spans", "timersold", "timersnew", "handoff", "mainpkg", "afterdone", "inferred", "libdb", "deferloop", "releasectx")
 }
 
 // TestFacts checks the ownership facts of package lib and their use in

@@ -17,3 +17,11 @@ var ReceiverPairs = map[string]string{
 	"Ref":        "Unref",
 	"Pin":        "Unpin",
 }
+
+// RemoteReleasePrefixes are the name prefixes of methods that give back,
+// over the network, something a context-bound call took (a distributed
+// lock's Unlock(ctx), a machine lease's ReleaseLease(ctx, id), an etcd
+// lease's Revoke(ctx, id)): given a context that has ended, such a release
+// fails at once and what it should give back stays held until it expires
+// (leaseleak).
+var RemoteReleasePrefixes = []string{"Release", "Unlock", "Revoke"}

@@ -36,8 +36,8 @@ func (r *Result) endsWith(y, x ast.Expr, depth int) bool {
 	}
 	for _, val := range list {
 		call, ok := ast.Unparen(val).(*ast.CallExpr)
-		if !ok {
-			return false
+		if !ok || r.detachedValue(call, 0) {
+			return false // context.WithoutCancel(x) does not end with x
 		}
 		given := false
 		for _, arg := range call.Args {
