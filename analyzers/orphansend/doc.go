@@ -86,6 +86,21 @@
 // package makes with a buffer are not judged. Fix: select on ctx.Done()
 // beside that send too.
 //
+// And a send that ignores its reader's end: a bare send on a channel field
+// of a value whose type also carries the end of that channel's reader,
+// another field that is a channel the package closes when the reader gives
+// up (`close(s.canceled)` in an unsubscribe or a context.AfterFunc, by a
+// function that does not read the channel itself) or a context made part
+// of the value together with the channel (`&sub{ctx: ctx, out: make(chan
+// T)}`), when the sending function (or one around it) never looks at that
+// field. Once the reader is gone the send blocks forever, and everything
+// that waits for the sender with it (a Publish loop, a WaitGroup of
+// deliveries). Fix: select on the signal beside the send. Not judged: a
+// reader's own done channel, closed on its way out (it ends when the
+// channel is closed); channels the package also receives from as a bare
+// statement (semaphores); the first send on a buffered channel of a value
+// the function made itself, outside any loop.
+//
 // Bad:
 //
 //	func fetch(ctx context.Context, url string) (*Page, error) {

@@ -46,13 +46,21 @@ type checker struct{ cfg Config }
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy).Get()
 	flow := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
-	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 && len(res.Streams) == 0 && len(res.Registered) == 0 && !flow.ImportsContext {
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	sends := false
+	for range ins.Root().Preorder((*ast.SendStmt)(nil)) {
+		sends = true
+		break
+	}
+	if len(res.Orphans) == 0 && len(res.Stalls) == 0 && len(res.Futures) == 0 && len(res.Streams) == 0 && len(res.Registered) == 0 && !sends {
 		return analysisutil.NothingToReport(pass), nil
 	}
 	rep := analysisutil.NewReporter(pass)
+	var unguarded map[*ast.SendStmt]bool
 	if flow.ImportsContext {
-		checkUnguarded(pass, pass.ResultOf[inspect.Analyzer].(*inspector.Inspector), flow, rep)
+		unguarded = checkUnguarded(pass, ins, flow, rep)
 	}
+	checkGiveUp(pass, ins, flow, rep, unguarded)
 	for _, o := range res.Orphans {
 		rep.Report(orphanDiagnostic(pass, flow, o))
 	}

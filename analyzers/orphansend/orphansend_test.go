@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), orphansend.Analyzer, "a", "stale", "futures", "registry")
+	analysistest.Run(t, analysistest.TestData(), orphansend.Analyzer, "a", "stale", "futures", "registry", "giveup")
 }
 
 func TestFixes(t *testing.T) {

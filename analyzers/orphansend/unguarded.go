@@ -23,7 +23,10 @@ import (
 // finished handler no longer selects on). Channels the package makes with a
 // buffer are not judged: the buffer may hold the send; nor locals, which
 // the orphan walk judges with their make in sight.
-func checkUnguarded(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Result, rep *analysisutil.Reporter) {
+//
+// It returns the sends it reported.
+func checkUnguarded(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Result, rep *analysisutil.Reporter) map[*ast.SendStmt]bool {
+	reported := map[*ast.SendStmt]bool{}
 	type sends struct {
 		guard    *ast.SendStmt // a send given up when a context of f is done
 		guardCtx ast.Expr
@@ -84,6 +87,7 @@ func checkUnguarded(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow
 				continue
 			}
 			ch := types.ExprString(s.Chan)
+			reported[s] = true
 			text := fmt.Sprintf("select {\ncase %s:\ncase <-%s.Done():\n}", nodeString(pass.Fset, s), ctx)
 			rep.Report(analysis.Diagnostic{
 				Pos: s.Pos(), End: s.End(),
@@ -97,6 +101,7 @@ func checkUnguarded(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow
 			})
 		}
 	}
+	return reported
 }
 
 // ownContext reports whether x names a context of f (a parameter, a
