@@ -72,7 +72,10 @@
 //     unset: `StatusError{Status: err.Error(), StatusCode: 125}` drops the
 //     Cause errors.Is would read),
 //     or a list error type whose element literals do so
-//     (`GraphQLErrors{{Message: err.Error()}}`);
+//     (`GraphQLErrors{{Message: err.Error()}}`), and a named slice of
+//     errors that is an error itself but has no Unwrap, Is or As method (a
+//     hand-made multierror) collecting one (`errs = append(errs, err)`,
+//     errs returned as the function's error; fix: `Unwrap() []error`);
 //   - errors.As(err, &context.Canceled): with a *error target As matches
 //     every error and overwrites the sentinel (fix: errors.Is);
 //   - the same in a deferred literal that annotates the function's named

@@ -19,6 +19,10 @@ import (
 // checkCall dispatches calls: fmt.Errorf formatting a carrier without %w,
 // errors.New of a carrier's text, and errors.Is with swapped arguments.
 func (s *state) checkCall(cur inspector.Cursor, call *ast.CallExpr) {
+	if analysisutil.IsBuiltin(s.info, call, "append") {
+		s.checkOpaqueAppend(cur, call)
+		return
+	}
 	fn := analysisutil.Callee(s.info, call)
 	switch {
 	case fn == nil:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"go/version"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ast/inspector"
@@ -172,4 +173,134 @@ func fieldOf(st *types.Struct, i int, elt ast.Expr) (string, ast.Expr) {
 		return st.Field(i).Name(), elt
 	}
 	return "", elt
+}
+
+// opaqueSlice reports whether t is a named slice of errors that is an
+// error itself but has no Unwrap, Is or As method (a hand-made multierror):
+// the errors it collects are invisible to errors.Is and errors.As.
+func opaqueSlice(t types.Type) (*types.TypeName, bool) {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return nil, false
+	}
+	sl, ok := named.Underlying().(*types.Slice)
+	if !ok || !analysisutil.IsErrorInterface(sl.Elem()) || !analysisutil.IsError(types.NewPointer(named)) {
+		return nil, false
+	}
+	tn := named.Origin().Obj()
+	for _, m := range []string{"Unwrap", "Is", "As"} {
+		if obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(named), true, tn.Pkg(), m); obj != nil {
+			return nil, false
+		}
+	}
+	return tn, true
+}
+
+// checkOpaqueAppend reports `errs = append(errs, err)` where errs is a
+// local of an opaque slice type (opaqueSlice) that the function returns
+// as its error, and err may carry cancellation: the caller's
+// errors.Is(err, context.Canceled) is false although one of the collected
+// errors is the cancellation. A type of this package is reported once,
+// with a fix that adds `Unwrap() []error` (Go 1.20's multiple wrapping).
+func (s *state) checkOpaqueAppend(cur inspector.Cursor, call *ast.CallExpr) {
+	if len(call.Args) < 2 || call.Ellipsis.IsValid() {
+		return
+	}
+	tn, ok := opaqueSlice(s.info.TypeOf(call.Args[0]))
+	if !ok || s.reported[tn] {
+		return
+	}
+	var value ast.Expr
+	for _, a := range call.Args[1:] {
+		if s.res.MayCarryCancel(a) {
+			value = a
+			break
+		}
+	}
+	if value == nil || s.cancelHandledBefore(cur) {
+		return
+	}
+	v := analysisutil.VarObject(s.info, call.Args[0])
+	if v == nil || !s.returnedAsError(cur, v) {
+		return
+	}
+	d := analysis.Diagnostic{
+		Pos: call.Pos(), End: call.End(),
+		Message: fmt.Sprintf("%s collects %s, which may carry cancellation, but has no Unwrap method, so errors.Is(err, context.Canceled) is false for callers of the %s returned",
+			tn.Name(), types.ExprString(value), types.ExprString(call.Args[0])),
+	}
+	if tn.Pkg() == s.pass.Pkg {
+		s.reported[tn] = true
+		d.Related = []analysis.RelatedInformation{{Pos: tn.Pos(), End: tn.Pos(), Message: tn.Name() + " is declared here"}}
+		d.SuggestedFixes = s.unwrapSliceFix(tn)
+	}
+	s.rep.Report(d)
+}
+
+// returnedAsError reports whether the function around cur returns v (not
+// in a literal) in an error result.
+func (s *state) returnedAsError(cur inspector.Cursor, v *types.Var) bool {
+	var body *ast.BlockStmt
+	for c := cur; c.Valid(); c = c.Parent() {
+		switch n := c.Node().(type) {
+		case *ast.FuncDecl:
+			body = n.Body
+		case *ast.FuncLit:
+			body = n.Body
+		default:
+			continue
+		}
+		break
+	}
+	if body == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			for _, r := range n.Results {
+				if id, ok := ast.Unparen(r).(*ast.Ident); ok && s.info.Uses[id] == v {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// unwrapSliceFix adds `func (m T) Unwrap() []error { return m }` after the
+// type's Error method, where the file has Go 1.20 or later.
+func (s *state) unwrapSliceFix(tn *types.TypeName) []analysis.SuggestedFix {
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, tn.Pkg(), "Error")
+	m, ok := obj.(*types.Func)
+	if !ok || m.Pkg() != s.pass.Pkg {
+		return nil
+	}
+	if named, ok := tn.Type().(*types.Named); ok && named.TypeParams().Len() > 0 {
+		return nil
+	}
+	file := analysisutil.FileOf(s.pass, m.Pos())
+	if file == nil {
+		return nil
+	}
+	if v := s.info.FileVersions[file]; v != "" && version.Compare(v, "go1.20") < 0 {
+		return nil
+	}
+	for _, decl := range file.Decls {
+		fd, ok := decl.(*ast.FuncDecl)
+		if !ok || fd.Name.Pos() != m.Pos() || fd.Recv == nil || len(fd.Recv.List) != 1 {
+			continue
+		}
+		text := fmt.Sprintf("\n\n// Unwrap returns the errors in %s, so that errors.Is and errors.As see through it.\nfunc (m %s) Unwrap() []error { return m }",
+			tn.Name(), tn.Name())
+		return []analysis.SuggestedFix{{
+			Message:   "Add an Unwrap method to " + tn.Name(),
+			TextEdits: []analysis.TextEdit{{Pos: fd.End(), End: fd.End(), NewText: []byte(text)}},
+		}}
+	}
+	return nil
 }
