@@ -349,10 +349,13 @@ func (st *state) contextInReach(cur inspector.Cursor, f *ctxflow.Func) (ctxflow.
 			// reach never ends, so nothing is cut off.
 			continue
 		}
-		if c.Kind == ctxflow.FieldContext && ownsContext(c) {
+		if c.Kind == ctxflow.FieldContext && ownsContext(c) && !st.observesEnd(f, c) {
 			// The receiver creates and cancels its own context (it holds
 			// the cancel func too): that context is its lifetime, not a
-			// caller's.
+			// caller's. Unless the function itself ends with it (a loop
+			// that returns on <-cl.ctx.Done()): then it is the function's
+			// governing context, and a fresh root in its work outlasts
+			// the end the function waits for.
 			continue
 		}
 		if c.Kind == ctxflow.FieldContext && shutdownMethod(f) {
@@ -1085,6 +1088,34 @@ func ownsContext(c ctxflow.Context) bool {
 		}
 	}
 	return false
+}
+
+// observesEnd reports whether f itself (not a literal inside it) waits for
+// or tests the end of the field context c: `<-x.ctx.Done()`, `x.ctx.Err()`.
+func (st *state) observesEnd(f *ctxflow.Func, c ctxflow.Context) bool {
+	info := st.pass.TypesInfo
+	found := false
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		m, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok || (m.Sel.Name != "Done" && m.Sel.Name != "Err") {
+			return true
+		}
+		if x, ok := ast.Unparen(m.X).(*ast.SelectorExpr); ok && info.Uses[x.Sel] == c.Field {
+			found = true
+		}
+		return true
+	})
+	return found
 }
 
 // shutdownMethod reports whether f, or the method enclosing the literal f,

@@ -182,7 +182,11 @@
 //   - a context field of a receiver whose struct also holds a cancel
 //     function (context.CancelFunc, CancelCauseFunc, or a func field named
 //     like cancel): the receiver owns that context, it is its own lifetime
-//     and not a caller's;
+//     and not a caller's; unless the function itself waits for or tests
+//     that context's end (a loop that returns on `<-k.ctx.Done()`): then
+//     it is the function's governing context, and a fresh root in its
+//     work (a renewal sent with context.Background()) is not interrupted
+//     when the loop's context ends;
 //   - in a method named for shutting down (Close, Stop, Shutdown, Drain,
 //     Terminate, Teardown, Cleanup, Destroy), a context field of the
 //     receiver does not count as in reach: it is the one being torn down;
