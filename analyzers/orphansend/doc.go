@@ -93,7 +93,10 @@
 // function that does not read the channel itself) or a context made part
 // of the value together with the channel (`&sub{ctx: ctx, out: make(chan
 // T)}`), when the sending function (or one around it) never looks at that
-// field. Once the reader is gone the send blocks forever, and everything
+// field; where the package itself reads the channel, the signal counts
+// only when one of those readers looks at it too (a reader that gives up
+// on something else shows that the signal is not its end). Once the
+// reader is gone the send blocks forever, and everything
 // that waits for the sender with it (a Publish loop, a WaitGroup of
 // deliveries). Fix: select on the signal beside the send. Not judged: a
 // reader's own done channel, closed on its way out (it ends when the

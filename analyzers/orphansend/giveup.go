@@ -123,6 +123,9 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 		if sig == nil || watches(info, f, sig) {
 			continue
 		}
+		if !readersEndWith(info, readers[ch], f, sig) {
+			continue // the package's readers of the channel end otherwise
+		}
 		if buffered == nil {
 			buffered = bufferedFields(pass, ins)
 		}
@@ -189,6 +192,24 @@ func giveUpField(st *types.Struct, ch *types.Var, f *ctxflow.Func, ctxBounds fun
 		}
 	}
 	return nil, false
+}
+
+// readersEndWith reports whether the functions of the package that
+// receive from the channel (other than the sender f) include one that
+// looks at sig, or there are none (the channel is handed out, read by the
+// package's callers): the readers the package shows end with that signal.
+func readersEndWith(info *types.Info, readers map[*ctxflow.Func]bool, f *ctxflow.Func, sig *types.Var) bool {
+	n := 0
+	for r := range readers {
+		if r == nil || r == f {
+			continue
+		}
+		n++
+		if watches(info, r, sig) {
+			return true
+		}
+	}
+	return n == 0
 }
 
 // firstSend reports whether the send at c is on a channel of a value x

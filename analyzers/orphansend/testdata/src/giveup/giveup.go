@@ -170,3 +170,31 @@ func (l *limiter) do(f func()) {
 	defer func() { <-l.slot }()
 	f()
 }
+
+// Near miss: the package's reader of ready waits on another end (its own
+// context), not on closed, which only ends the conn after the dial: closed
+// is not that reader's way of giving up.
+type pending struct {
+	ready  chan error
+	closed chan struct{}
+}
+
+func dial(ctx context.Context, p *pending) error {
+	select {
+	case err := <-p.ready:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *pending) finish(err error) { p.ready <- err }
+
+func (p *pending) Close() error {
+	select {
+	case <-p.closed:
+	default:
+		close(p.closed)
+	}
+	return nil
+}
