@@ -46,7 +46,7 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 	closers := map[*types.Var][]*ctxflow.Func{}
 	bareRecv := map[*types.Var]bool{}
 	readers := map[*types.Var]map[*ctxflow.Func]bool{}
-	together := map[[2]*types.Var]bool{}
+	together := map[[2]*types.Var]map[*ctxflow.Func]bool{} // by the functions with such a literal
 	read := func(c inspector.Cursor, e ast.Expr) {
 		if v := fieldOf(info, e); v != nil {
 			if readers[v] == nil {
@@ -88,7 +88,11 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 			}
 			for _, a := range keys {
 				for _, b := range keys {
-					together[[2]*types.Var{a, b}] = true
+					k := [2]*types.Var{a, b}
+					if together[k] == nil {
+						together[k] = map[*ctxflow.Func]bool{}
+					}
+					together[k][flow.Enclosing(c)] = true
 				}
 			}
 		}
@@ -116,14 +120,14 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 			if analysisutil.IsContext(fld.Type()) {
 				// A context made part of the value together with the
 				// channel (&sub{ctx: ctx, out: make(chan T)}) bounds it.
-				return together[[2]*types.Var{fld, ch}]
+				return len(together[[2]*types.Var{fld, ch}]) > 0
 			}
 			return false
 		}, closers, readers[ch])
 		if sig == nil || watches(info, f, sig) {
 			continue
 		}
-		if !readersEndWith(info, readers[ch], f, sig) {
+		if !readersEndWith(info, readers[ch], f, sig, together[[2]*types.Var{sig, ch}]) {
 			continue // the package's readers of the channel end otherwise
 		}
 		if buffered == nil {
@@ -196,16 +200,18 @@ func giveUpField(st *types.Struct, ch *types.Var, f *ctxflow.Func, ctxBounds fun
 
 // readersEndWith reports whether the functions of the package that
 // receive from the channel (other than the sender f) include one that
-// looks at sig, or there are none (the channel is handed out, read by the
+// looks at sig or made the value with its own context in sig (makers:
+// `cb := &callback{ctx: ctx, response: ch}` before selecting on
+// ctx.Done()), or there are none (the channel is handed out, read by the
 // package's callers): the readers the package shows end with that signal.
-func readersEndWith(info *types.Info, readers map[*ctxflow.Func]bool, f *ctxflow.Func, sig *types.Var) bool {
+func readersEndWith(info *types.Info, readers map[*ctxflow.Func]bool, f *ctxflow.Func, sig *types.Var, makers map[*ctxflow.Func]bool) bool {
 	n := 0
 	for r := range readers {
 		if r == nil || r == f {
 			continue
 		}
 		n++
-		if watches(info, r, sig) {
+		if watches(info, r, sig) || makers[r] {
 			return true
 		}
 	}

@@ -198,3 +198,38 @@ func (p *pending) Close() error {
 	}
 	return nil
 }
+
+// A reply delivered to a waiter that made the callback with its own
+// context and gives up when that context ends.
+type callback struct {
+	ctx      context.Context
+	response chan []byte
+}
+
+type rpcClient struct {
+	mu        sync.Mutex
+	callbacks map[string]*callback
+}
+
+func (c *rpcClient) call(ctx context.Context, id string) ([]byte, error) {
+	cb := &callback{ctx: ctx, response: make(chan []byte)}
+	c.mu.Lock()
+	c.callbacks[id] = cb
+	c.mu.Unlock()
+	select {
+	case r := <-cb.response:
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *rpcClient) deliver(id string, reply []byte) {
+	c.mu.Lock()
+	cb := c.callbacks[id]
+	delete(c.callbacks, id)
+	c.mu.Unlock()
+	if cb != nil {
+		cb.response <- reply // want `this send on cb.response waits for a reader with no way out, though cb carries the context its reader ends with \(cb.ctx\)`
+	}
+}
