@@ -53,6 +53,15 @@
 //     returns nil, so its caller sees a finished walk (not when the
 //     function calling the walk looks at the context after it; fix: return
 //     ctx.Err());
+//   - in a method whose select waits, outside any loop, on a context
+//     field of its receiver (`case <-u.ctx.Done():`, one operation such as
+//     a Write or a Send, not a teardown), a return that gives a result
+//     that is not a zero value with a nil error (`return len(p), nil`):
+//     the caller is told the operation was done although it was
+//     abandoned (a loop that serves for the receiver's lifetime stops
+//     cleanly with its context, and `return nil, nil` is a documented
+//     "stopped" for some types: neither is judged; fix: return the
+//     context's error);
 //   - in a `case <-ctx.Done():` clause, pending work completed as a
 //     success: a call of a function value (a callback field, parameter or
 //     variable) given nil for an error parameter (`r.Done(nil)`), or a send

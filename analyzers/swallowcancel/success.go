@@ -3,6 +3,7 @@ package swallowcancel
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
@@ -953,11 +954,17 @@ func (s *state) checkDone(cur inspector.Cursor, cc *ast.CommClause) {
 		return
 	}
 	s.checkOtherErr(cur, cc.Body, x, "this case")
-	if !s.ctxOwned(x) || s.res.Detached(x) {
+	if s.res.Detached(x) {
 		return
 	}
 	f := s.res.Enclosing(cur)
 	if f == nil {
+		return
+	}
+	if !s.ctxOwned(x) {
+		if s.oneShotOnField(cur, f, x) {
+			s.checkClaimedResult(cur, f, cc, x)
+		}
 		return
 	}
 	if !s.quiet[f] {
@@ -1388,6 +1395,92 @@ func (s *state) stopErrFix(e ast.Expr, ctx ast.Expr) []analysis.SuggestedFix {
 // returnsNilError reports whether ret returns a nil error in result idx of
 // f: `return ..., nil`, or a bare return while the named error result is
 // nil (see namedNilAt).
+// oneShotOnField reports whether x is a context field of f's receiver
+// (u.ctx) waited on by a select outside any loop of f, a method that is
+// not a teardown: one operation (a Write, a Send) that gives up when the
+// receiver's context ends, not a loop that serves for the receiver's
+// lifetime and stops cleanly with it.
+func (s *state) oneShotOnField(cur inspector.Cursor, f *ctxflow.Func, x ast.Expr) bool {
+	if f.Obj == nil || f.Sig.Recv() == nil || s.inTeardown(f) || analysisutil.ErrorResult(f.Sig) < 0 {
+		return false
+	}
+	sel, ok := ast.Unparen(x).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if id, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || s.info.Uses[id] != f.Sig.Recv() {
+		return false
+	}
+	for c := cur.Parent(); c.Node() != nil && c.Node() != f.Node; c = c.Parent() {
+		switch c.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.FuncLit:
+			return false
+		}
+	}
+	return true
+}
+
+// checkClaimedResult reports a return in the Done clause of a one-shot
+// operation on the receiver's context (oneShotOnField) that gives a nil
+// error together with a result that is not a zero value (`return len(p),
+// nil` from a Write whose part was dropped): the caller is told the
+// operation was done although it was abandoned. A zero result with a nil
+// error (`return nil, nil`: nothing, stopped) is a convention some types
+// document and is not judged.
+func (s *state) checkClaimedResult(cur inspector.Cursor, f *ctxflow.Func, cc *ast.CommClause, x ast.Expr) {
+	idx := analysisutil.ErrorResult(f.Sig)
+	for _, st := range cc.Body {
+		ret, ok := st.(*ast.ReturnStmt)
+		if !ok || len(ret.Results) != f.Sig.Results().Len() || len(ret.Results) < 2 || !isNilExpr(s.info, ret.Results[idx]) {
+			continue
+		}
+		claimed := false
+		for i, r := range ret.Results {
+			if i != idx && !isZeroExpr(s.info, r) {
+				claimed = true
+			}
+		}
+		if !claimed {
+			continue
+		}
+		ctx := types.ExprString(x)
+		s.rep.Report(analysis.Diagnostic{
+			Pos: ret.Pos(), End: ret.End(),
+			Message: fmt.Sprintf("%s returns a result with a nil error when %s is done, so its caller is told the operation was done although it was abandoned", f.Name(), ctx),
+			SuggestedFixes: []analysis.SuggestedFix{{
+				Message:   "Return the context's error",
+				TextEdits: []analysis.TextEdit{{Pos: ret.Results[idx].Pos(), End: ret.Results[idx].End(), NewText: []byte(ctx + ".Err()")}},
+			}},
+		})
+	}
+}
+
+// isZeroExpr reports whether e is a zero value: nil, a constant zero,
+// false, "" or an empty composite literal.
+func isZeroExpr(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	if !ok {
+		return false
+	}
+	if tv.IsNil() {
+		return true
+	}
+	if tv.Value != nil {
+		switch tv.Value.Kind() {
+		case constant.Bool:
+			return !constant.BoolVal(tv.Value)
+		case constant.String:
+			return constant.StringVal(tv.Value) == ""
+		case constant.Int, constant.Float, constant.Complex:
+			return constant.Sign(tv.Value) == 0
+		}
+	}
+	if lit, ok := ast.Unparen(e).(*ast.CompositeLit); ok {
+		return len(lit.Elts) == 0
+	}
+	return false
+}
+
 func (s *state) returnsNilError(f *ctxflow.Func, ret *ast.ReturnStmt, idx int) bool {
 	if len(ret.Results) == 0 && f.Sig.Results().Len() > 0 {
 		return s.namedNilAt(f, ret, f.Sig.Results().At(idx))
