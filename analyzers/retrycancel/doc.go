@@ -48,7 +48,8 @@
 //     backoff helper (a body of at most three statements that computes a
 //     duration and ends with time.Sleep, known across packages by the
 //     sleeps fact), or the loop ranges over a ticker, while a context is in
-//     reach: the wait cannot be interrupted,
+//     reach: the wait cannot be interrupted (a ticker loop that makes a
+//     goroutine never end is untrackedgo's finding, not this check's),
 //     and when the loop has no other context check it retries after
 //     cancellation too (a constant pause under 100ms in a loop that does
 //     check is not reported, nor a pause followed by return or break,

@@ -20,6 +20,7 @@ import (
 	"github.com/cancelcheck/cancelcheck/passes/ctxflow"
 	"github.com/cancelcheck/cancelcheck/passes/directives"
 	"github.com/cancelcheck/cancelcheck/passes/flow"
+	"github.com/cancelcheck/cancelcheck/passes/goroutines"
 )
 
 //go:embed doc.go
@@ -40,7 +41,7 @@ func New(cfg Config) *analysis.Analyzer {
 		Name:     "retrycancel",
 		Doc:      analysisutil.MustExtractDoc(doc, "retrycancel"),
 		URL:      "https://github.com/cancelcheck/cancelcheck/blob/main/docs/retrycancel.md",
-		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer, directives.Analyzer},
+		Requires: []*analysis.Analyzer{inspect.Analyzer, ctxflow.Analyzer, flow.Analyzer, goroutines.Analyzer, directives.Analyzer},
 		Run:      analysisutil.Finishing((&checker{cfg}).run),
 	}
 }
@@ -51,6 +52,9 @@ var Analyzer = New(Config{})
 type checker struct{ cfg Config }
 
 type state struct {
+	// gor gives the goroutines of the package, asked only about loops
+	// over a ticker (endlessTicker).
+	gor      *goroutines.Lazy
 	pass     *analysis.Pass
 	info     *types.Info
 	res      *ctxflow.Result
@@ -70,6 +74,7 @@ type state struct {
 func (c *checker) run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[ctxflow.Analyzer].(*ctxflow.Result)
 	st := &state{
+		gor:    pass.ResultOf[goroutines.Analyzer].(*goroutines.Lazy),
 		pass:   pass,
 		info:   pass.TypesInfo,
 		res:    res,
@@ -304,6 +309,11 @@ func (st *state) checkLoop(cur inspector.Cursor) {
 	st.specificRounds(l)
 	l.counted = st.countsRounds(l)
 	if r, ok := stmt.(*ast.RangeStmt); ok && isTimeChan(st.info.TypeOf(r.X)) && !l.checked {
+		if st.endlessTicker(r) {
+			// go func() { for range t.C { ... } }() never ends: the
+			// goroutine that outlives its owner is untrackedgo's.
+			return
+		}
 		// for range ticker.C: the wait is the loop itself.
 		l.sleeps = append([]sleep{{stmt: &ast.ExprStmt{X: r.X}, desc: "ranging over " + types.ExprString(r.X)}}, l.sleeps...)
 	}
@@ -1436,4 +1446,16 @@ func (st *state) countsRounds(l *loop) bool {
 		return !found
 	})
 	return found
+}
+
+// endlessTicker reports whether r is the loop over a ticker's channel that
+// makes a goroutine never end (goroutines' Endless): untrackedgo reports
+// that goroutine, one finding for the one bug.
+func (st *state) endlessTicker(r *ast.RangeStmt) bool {
+	for _, g := range st.gor.Get().Goroutines {
+		if g.Endless != nil && g.Endless.Ticker == r {
+			return true
+		}
+	}
+	return false
 }
