@@ -187,8 +187,9 @@
 // `if err != nil { log(err); continue }` before `r.start += n`, asks for
 // the same thing again, and is a retry), or taken each round from a
 // source the loop drains (`e := q.Next(now); if e == nil { return }`: a
-// different element every round until none is left) (swallowcancel's
-// business);
+// different element every round until none is left), or read from the
+// iterator the loop's condition advances (`for itr.Next() { e :=
+// itr.Entry(); ... }`) (swallowcancel's business);
 // calls on a root context (context.Background(): detachedctx's business); loops
 // whose only context is a local context.Background() or TODO(), or a
 // local WithCancel of one whose cancel function only a defer calls (it

@@ -579,7 +579,7 @@ func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Objec
 	if u, ok := rhs.(*ast.UnaryExpr); ok && u.Op == token.ARROW && isInputChan(st.info.TypeOf(u.X)) {
 		return true
 	}
-	if call, ok := rhs.(*ast.CallExpr); ok && (st.readCall(call, l) || st.drains(as, call, l)) {
+	if call, ok := rhs.(*ast.CallExpr); ok && (st.readCall(call, l) || st.drains(as, call, l) || st.iterAccess(call, l)) {
 		return true
 	}
 	uses := false
@@ -590,6 +590,42 @@ func (st *state) nextInput(as *ast.AssignStmt, l *loop, changing map[types.Objec
 		return !uses
 	})
 	return uses
+}
+
+// iterAccess reports whether call reads the current element of the
+// iterator the loop advances in its condition (`for itr.Next() { entry :=
+// itr.Entry(); ... }`): the condition is a method of a receiver from
+// outside the loop that takes no arguments but contexts and answers a bool,
+// and call is a method of the same receiver without arguments. Each round
+// handles the element the advance moved to.
+func (st *state) iterAccess(call *ast.CallExpr, l *loop) bool {
+	fs, ok := l.stmt.(*ast.ForStmt)
+	if !ok || fs.Cond == nil || len(call.Args) != 0 {
+		return false
+	}
+	adv, ok := ast.Unparen(fs.Cond).(*ast.CallExpr)
+	if !ok || !analysisutil.IsBool(st.info.TypeOf(adv)) {
+		return false
+	}
+	for _, a := range adv.Args {
+		if !analysisutil.IsContext(st.info.TypeOf(a)) {
+			return false
+		}
+	}
+	as, ok := ast.Unparen(adv.Fun).(*ast.SelectorExpr)
+	cs, ok2 := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || !ok2 {
+		return false
+	}
+	for _, sel := range []*ast.SelectorExpr{as, cs} {
+		if s := st.info.Selections[sel]; s == nil || s.Kind() != types.MethodVal {
+			return false
+		}
+	}
+	if root := rootOf(st.info, as.X); root == nil || inside(root.Pos(), l.body) {
+		return false
+	}
+	return analysisutil.SamePath(st.info, as.X, cs.X)
 }
 
 // drains reports whether as takes the next element of a source that runs

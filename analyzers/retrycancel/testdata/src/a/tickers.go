@@ -26,3 +26,35 @@ func pollForever(ctx context.Context, every time.Duration) {
 		_ = poll(ctx)
 	}
 }
+
+type kvIter interface {
+	Next() bool
+	Entry() *kvEntry
+	Err() error
+}
+
+type kvEntry struct{ Key []byte }
+
+func del(ctx context.Context, key []byte) error { return ctx.Err() }
+
+// A walk over an iterator: each round deletes the element the condition
+// advanced to, not the same one again.
+func deleteAll(ctx context.Context, it kvIter) []error {
+	var errs []error
+	for it.Next() {
+		e := it.Entry()
+		if err := del(ctx, e.Key); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// The same condition with a fixed key asks for the same thing again.
+func deleteSame(ctx context.Context, it kvIter, key []byte) {
+	for it.Next() { // want `this retry loop in deleteSame calls del again after it fails`
+		if err := del(ctx, key); err != nil {
+			continue
+		}
+	}
+}
