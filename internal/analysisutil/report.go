@@ -128,7 +128,8 @@ func (r *Reporter) Report(d analysis.Diagnostic) {
 // Finish reports the directives for this check that silenced nothing
 // (a directive without a reason silences nothing; the directive check
 // reports it). A `// detached:` comment, detachedctx's older spelling, also
-// documents code the check does not report, and is not reported.
+// documents code the check does not report, and is not reported; nor is a
+// //nolint: comment of another linter (it is that linter's).
 func (r *Reporter) Finish() {
 	if r.finished {
 		return
@@ -136,7 +137,7 @@ func (r *Reporter) Finish() {
 	r.finished = true
 	name := r.pass.Analyzer.Name
 	for _, d := range r.dirs {
-		if r.used[d] || d.Legacy {
+		if r.used[d] || d.Legacy || d.Foreign != "" {
 			continue
 		}
 		where := "on this or the next line"

@@ -16,7 +16,12 @@
 // The first form covers its own line (a trailing comment) and the next (a
 // comment alone on the line above the finding); the second covers its whole
 // file. A detachedctx `// detached: <reason>` comment is the older spelling
-// of `//cancelcheck:ignore detachedctx <reason>` and is read as one.
+// of `//cancelcheck:ignore detachedctx <reason>` and is read as one. So is
+// golangci-lint's `//nolint:<linters>` for the linters whose ground a check
+// covers (knowledge.ForeignLinters: contextcheck and noctx for detachedctx,
+// bodyclose, sqlclosecheck and spancheck for leaseleak, errorlint for
+// foldedtimeout, nilerr for swallowcancel): the reviewer's judgment that
+// the code is deliberate holds for the check that reports the same thing.
 // Comments of generated files are not read: their findings are never
 // reported.
 //
@@ -33,6 +38,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/cancelcheck/cancelcheck/internal/knowledge"
 )
 
 // Prefix starts a line directive; FilePrefix a file-wide one.
@@ -41,6 +48,8 @@ const (
 	FilePrefix = "//cancelcheck:file-ignore"
 	// legacy is detachedctx's older spelling.
 	legacy = "detached:"
+	// nolintPrefix starts golangci-lint's suppression of named linters.
+	nolintPrefix = "//nolint:"
 )
 
 // Analyzer parses the package's directives.
@@ -72,6 +81,10 @@ type Directive struct {
 	FileWide bool
 	// Legacy marks a `// detached: <reason>` comment (detachedctx).
 	Legacy bool
+	// Foreign is the linter a `//nolint:<linter>` comment names, when the
+	// directive stands for its judgment (knowledge.ForeignLinters); such
+	// directives are golangci-lint's, and none is reported unused.
+	Foreign string
 }
 
 // Names reports whether d lists check.
@@ -125,6 +138,39 @@ func Parse(fset *token.FileSet, files []*ast.File) *Result {
 	return r
 }
 
+// parseNolint reads the linter list of a //nolint: comment (rest follows
+// the colon) into d: the checks of this suite that cover the linters it
+// names, with the comment's explanation (after //) as the reason, or the
+// linter's name when it gives none. It returns nil when it names none of
+// those linters.
+func parseNolint(d *Directive, rest string) *Directive {
+	list, why, _ := strings.Cut(rest, "//")
+	list = strings.TrimSpace(list)
+	if i := strings.IndexAny(list, " \t"); i >= 0 {
+		list = list[:i]
+	}
+	seen := map[string]bool{}
+	for _, linter := range strings.Split(list, ",") {
+		for _, check := range knowledge.ForeignLinters[strings.TrimSpace(linter)] {
+			if !seen[check] {
+				seen[check] = true
+				d.Checks = append(d.Checks, Name{Text: check, Pos: d.Comment.Pos()})
+			}
+			if d.Foreign == "" {
+				d.Foreign = strings.TrimSpace(linter)
+			}
+		}
+	}
+	if d.Foreign == "" {
+		return nil
+	}
+	d.Reason = strings.TrimSpace(why)
+	if d.Reason == "" {
+		d.Reason = "nolint:" + d.Foreign
+	}
+	return d
+}
+
 // parse returns the directive c spells, or nil.
 func parse(tf *token.File, c *ast.Comment) *Directive {
 	text := c.Text
@@ -138,6 +184,8 @@ func parse(tf *token.File, c *ast.Comment) *Directive {
 	case strings.HasPrefix(text, Prefix):
 		rest = text[len(Prefix):]
 		restPos = c.Pos() + token.Pos(len(Prefix))
+	case strings.HasPrefix(text, nolintPrefix):
+		return parseNolint(d, text[len(nolintPrefix):])
 	default:
 		body, ok := strings.CutPrefix(text, "//")
 		if !ok {
