@@ -459,14 +459,19 @@ func (st *state) rebasedWith(cur inspector.Cursor, root *ast.CallExpr) bool {
 	if !ok || ast.Unparen(call.Fun) == ast.Expr(root) {
 		return false
 	}
-	info := st.pass.TypesInfo
+	// A context, not a request: a handler helper given the request
+	// besides (f(context.Background(), w, r)) builds no context from it.
+	return st.givenLiveContext(call, cur.Node())
+}
+
+// givenLiveContext reports whether call is also given, besides e, a live
+// context of the caller's (not a request: see rebasedWith).
+func (st *state) givenLiveContext(call *ast.CallExpr, e ast.Node) bool {
 	for _, a := range call.Args {
-		if ast.Unparen(a) == ast.Expr(root) {
+		if ast.Node(a) == e {
 			continue
 		}
-		// A context, not a request: a handler helper given the request
-		// besides (f(context.Background(), w, r)) builds no context from it.
-		if analysisutil.IsContext(info.TypeOf(a)) && !st.res.Detached(a) {
+		if analysisutil.IsContext(st.pass.TypesInfo.TypeOf(a)) && !st.res.Detached(a) {
 			return true
 		}
 	}
@@ -678,6 +683,12 @@ func (st *state) follow(cur inspector.Cursor, f *ctxflow.Func, depth int) flow {
 		if analysisutil.IsFunc(fn, "runtime/pprof", "SetGoroutineLabels") {
 			// pprof.SetGoroutineLabels(context.Background()) clears the
 			// goroutine's profiler labels: the empty context is the point.
+			return flow{kind: useSkip}
+		}
+		if depth > 0 && st.givenLiveContext(p, e) {
+			// newCtx := context.Background(); newCtx =
+			// fs.CopyConfig(newCtx, ctx): the fresh root, held in a
+			// variable, is rebased with ctx in view (rebasedWith).
 			return flow{kind: useSkip}
 		}
 		switch gp := parent.Parent().Node().(type) {

@@ -178,7 +178,9 @@
 //   - a fresh root given to a call together with a live context of the
 //     caller's (`addValues(context.Background(), ctx)`): the call builds a
 //     context on a new root from what ctx holds, a hand-made
-//     context.WithoutCancel, so the detachment is its purpose;
+//     context.WithoutCancel, so the detachment is its purpose (also when
+//     the root is held in a variable first: `nctx := context.Background();
+//     nctx = fs.CopyConfig(nctx, ctx)`);
 //   - a context field of a receiver whose struct also holds a cancel
 //     function (context.CancelFunc, CancelCauseFunc, or a func field named
 //     like cancel): the receiver owns that context, it is its own lifetime

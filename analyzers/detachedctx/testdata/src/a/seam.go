@@ -59,3 +59,17 @@ func renderPage(ctx context.Context, w http.ResponseWriter, r *http.Request) {}
 func PageHandler(w http.ResponseWriter, r *http.Request) {
 	renderPage(context.Background(), w, r) // want `context.Background\(\) in PageHandler cuts off r.Context\(\)`
 }
+
+// The fresh root held in a variable and rebased with ctx's values: the
+// same hand-made WithoutCancel.
+func TranscodeVar(ctx context.Context, s *Store) error {
+	tctx := context.Background()
+	tctx = addValues(tctx, ctx)
+	return s.Save(tctx, "out")
+}
+
+// Near-miss: held in a variable and used as it is.
+func TranscodeVarBare(ctx context.Context, s *Store) error {
+	tctx := context.Background() // want `context.Background\(\) in TranscodeVarBare cuts off ctx`
+	return s.Save(tctx, "out")
+}
