@@ -17,7 +17,8 @@ var inferredVerbs = []struct{ method, verb, does string }{
 // inferred returns the acquisition of a value that no table or fact knows
 // as a lease but that the function itself treats as one: a local assigned
 // from call whose type has a release method (Close, End, Finish, Release;
-// with parameters too, span.End(err)) that the function calls on it somewhere, directly
+// taking nothing, an error or options: span.End(err)) that the function
+// calls on it somewhere, directly
 // or in a deferred or other literal. Releasing it on one path says it must
 // be released on every path; the paths that do not are leaks like those of
 // a known kind (a span ended on success only, a session closed on one
@@ -57,7 +58,7 @@ func (f *function) inferred(call *ast.CallExpr, lhs []ast.Expr) *ownership.Acqui
 		for _, rv := range inferredVerbs {
 			m, _, _ := types.LookupFieldOrMethod(v.Type(), true, v.Pkg(), rv.method)
 			mf, ok := m.(*types.Func)
-			if !ok || !releaseResults(mf) || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) || f.assignedElsewhere(v, id) {
+			if !ok || !releaseParams(mf) || !releaseResults(mf) || !f.callsMethod(v, rv.method) || f.derivedEscapes(v) || f.assignedElsewhere(v, id) {
 				continue
 			}
 			// A release that takes arguments (span.End(err), a
@@ -118,6 +119,25 @@ func (f *function) wrapsResource(call *ast.CallExpr) bool {
 // Close and either SetDeadline or Fd.
 func isResource(t types.Type) bool {
 	return t != nil && analysisutil.HasMethod(t, "Close") && (analysisutil.HasMethod(t, "SetDeadline") || analysisutil.HasMethod(t, "Fd"))
+}
+
+// releaseParams reports whether m takes what a release of the whole value
+// takes: nothing, the outcome to record (span.End(err)), or options (a
+// variadic list). A Release(n) gives back part of a count (a semaphore's
+// weight), and a Close(ctx) sits beside an Abort(ctx) that the failure
+// paths call instead (a multipart upload): neither says the value is a
+// lease to close on every path.
+func releaseParams(m *types.Func) bool {
+	sig := m.Type().(*types.Signature)
+	for i := range sig.Params().Len() {
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			continue
+		}
+		if !analysisutil.IsErrorInterface(sig.Params().At(i).Type()) {
+			return false
+		}
+	}
+	return true
 }
 
 // releaseResults reports whether m returns what a release returns:

@@ -100,7 +100,9 @@
 // that waits for the sender with it (a Publish loop, a WaitGroup of
 // deliveries). Fix: select on the signal beside the send. Not judged: a
 // reader's own done channel, closed on its way out (it ends when the
-// channel is closed); channels the package also receives from as a bare
+// channel is closed; a deferred literal of the reader counts as the
+// reader); an unexported channel the package never reads nor hands out
+// (no reader to give up); channels the package also receives from as a bare
 // statement (semaphores); the first send on a buffered channel of a value
 // the function made itself, outside any loop.
 //

@@ -55,7 +55,8 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 			readers[v][flow.Enclosing(c)] = true
 		}
 	}
-	for c := range ins.Root().Preorder((*ast.CallExpr)(nil), (*ast.ExprStmt)(nil), (*ast.UnaryExpr)(nil), (*ast.RangeStmt)(nil), (*ast.CompositeLit)(nil)) {
+	handed := map[*types.Var]bool{} // channel fields whose value is handed out (returned, passed, copied)
+	for c := range ins.Root().Preorder((*ast.CallExpr)(nil), (*ast.ExprStmt)(nil), (*ast.UnaryExpr)(nil), (*ast.RangeStmt)(nil), (*ast.CompositeLit)(nil), (*ast.SelectorExpr)(nil)) {
 		switch n := c.Node().(type) {
 		case *ast.CallExpr:
 			if analysisutil.IsBuiltin(info, n, "close") && len(n.Args) == 1 {
@@ -75,6 +76,10 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 			}
 		case *ast.RangeStmt:
 			read(c, n.X)
+		case *ast.SelectorExpr:
+			if v := fieldOf(info, n); v != nil && escapes(info, c) {
+				handed[v] = true
+			}
 		case *ast.CompositeLit:
 			var keys []*types.Var
 			for _, el := range n.Elts {
@@ -107,6 +112,9 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 		ch := fieldOf(info, sel)
 		if ch == nil || bareRecv[ch] {
 			continue
+		}
+		if len(readers[ch]) == 0 && !handed[ch] && !ch.Exported() {
+			continue // nothing ever reads it: no reader to give up
 		}
 		st, ok := derefStruct(info.TypeOf(sel.X))
 		if !ok {
@@ -159,6 +167,30 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 	}
 }
 
+// escapes reports whether the channel field selected at c is used other
+// than sent on, received from, closed or assigned: its value is handed on
+// (returned, passed, copied) and may be read elsewhere.
+func escapes(info *types.Info, c inspector.Cursor) bool {
+	switch p := c.Parent().Node().(type) {
+	case *ast.SendStmt:
+		return p.Value == c.Node()
+	case *ast.UnaryExpr:
+		return p.Op != token.ARROW
+	case *ast.RangeStmt:
+		return p.X != c.Node()
+	case *ast.AssignStmt:
+		for _, l := range p.Lhs {
+			if l == c.Node() {
+				return false
+			}
+		}
+		return true
+	case *ast.CallExpr:
+		return !analysisutil.IsBuiltin(info, p, "close") && !analysisutil.IsBuiltin(info, p, "len") && !analysisutil.IsBuiltin(info, p, "cap")
+	}
+	return true
+}
+
 // giveUpField returns the field of st, other than ch, that signals the end
 // of ch's reader: a context that ctxBounds accepts, or a channel closed in
 // the package by a function other than f (and the functions around it)
@@ -187,7 +219,13 @@ func giveUpField(st *types.Struct, ch *types.Var, f *ctxflow.Func, ctxBounds fun
 					own = true
 				}
 			}
-			if !readers[cf] {
+			reads := false
+			for g := cf; g != nil; g = g.Parent {
+				if readers[g] {
+					reads = true // defer func() { close(s.done) }() in the reader
+				}
+			}
+			if !reads {
 				external = true
 			}
 		}

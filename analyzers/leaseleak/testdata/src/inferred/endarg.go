@@ -43,3 +43,44 @@ func (r *reader) Peek(ctx context.Context) context.Context {
 	ctx, _ = r.tr.Start(ctx, "peek")
 	return ctx
 }
+
+// A weighted semaphore's Release(n) gives back part of a count: the
+// semaphore is not a lease of this function.
+type weighted struct{}
+
+func newWeighted(n int64) *weighted { return &weighted{} }
+func (*weighted) Acquire(n int64)   {}
+func (*weighted) Release(n int64)   {}
+func useWeighted(fail bool) error {
+	w := newWeighted(4)
+	w.Acquire(1)
+	if fail {
+		return fmt.Errorf("failed")
+	}
+	w.Release(1)
+	return nil
+}
+
+// An upload whose failure paths call Abort(ctx) rather than Close(ctx).
+type chunkWriter interface {
+	Close(ctx context.Context) error
+	Abort(ctx context.Context) error
+}
+
+func openChunks(ctx context.Context) (chunkWriter, error) { return nil, nil }
+
+func upload(ctx context.Context, fail bool) (err error) {
+	w, err := openChunks(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = w.Abort(ctx)
+		}
+	}()
+	if fail {
+		return fmt.Errorf("failed")
+	}
+	return w.Close(ctx)
+}

@@ -10,7 +10,7 @@ import (
 
 type Lease struct{ Nonce string }
 
-func (l *Lease) Unlock(ctx context.Context) error { return nil }
+func (l *Lease) Unlock(ctx context.Context) error  { return nil }
 func (l *Lease) Refresh(ctx context.Context) error { return nil }
 
 type Locker interface {

@@ -233,3 +233,35 @@ func (c *rpcClient) deliver(id string, reply []byte) {
 		cb.response <- reply // want `this send on cb.response waits for a reader with no way out, though cb carries the context its reader ends with \(cb.ctx\)`
 	}
 }
+
+// Near miss: the reader of updates closes out in a deferred literal on its
+// way out: its completion, not another reader giving up.
+type collector struct {
+	updates chan int
+	out     chan []int
+}
+
+func (c *collector) loop(ctx context.Context) {
+	defer func() { close(c.out) }()
+	for {
+		select {
+		case u := <-c.updates:
+			c.out <- []int{u}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (c *collector) Collect(n int) { c.updates <- n }
+
+// Near miss: a result channel nothing in the package ever reads, nor hands
+// out: no reader to give up.
+type syncer struct {
+	result chan error
+	stop   chan struct{}
+}
+
+func (s *syncer) halt() { close(s.stop) }
+
+func (s *syncer) run() { s.result <- nil }
