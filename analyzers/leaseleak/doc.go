@@ -21,7 +21,9 @@
 // method value handed on, `release: r.sem.Release`, gives it back); *sql.Rows, *sql.Stmt, *sql.Conn and *sql.Tx
 // (Commit or Rollback; rows and statements of a transaction are closed by
 // its Commit or Rollback and are not leases of their own); the Body of an *http.Response (from http.Get,
-// Client.Do, RoundTrip, ...); net.Conn, net.Listener, tls connections and
+// Client.Do, RoundTrip, ...; not of a HEAD request's response, which has
+// no body and whose connection the transport takes back at once: http.Head,
+// a request made with the constant method "HEAD"); net.Conn, net.Listener, tls connections and
 // *os.File; the stop function of signal.NotifyContext; an httptest.Server;
 // an OpenTelemetry or OpenCensus span (End); sqlx's rows, statements,
 // named statements, transactions and connections; pgx's Rows (of a

@@ -2,6 +2,8 @@ package ownership
 
 import (
 	"go/ast"
+	"go/constant"
+	"go/token"
 	"go/types"
 	"slices"
 
@@ -166,12 +168,10 @@ var acquirers = append([]acquirer{
 	{"database/sql", "Conn", "PrepareContext", 0, KindStmt},
 	{"database/sql", "DB", "Conn", 0, KindConn},
 	{"net/http", "", "Get", 0, KindBody},
-	{"net/http", "", "Head", 0, KindBody},
 	{"net/http", "", "Post", 0, KindBody},
 	{"net/http", "", "PostForm", 0, KindBody},
 	{"net/http", "Client", "Do", 0, KindBody},
 	{"net/http", "Client", "Get", 0, KindBody},
-	{"net/http", "Client", "Head", 0, KindBody},
 	{"net/http", "Client", "Post", 0, KindBody},
 	{"net/http", "Client", "PostForm", 0, KindBody},
 	{"net", "", "Dial", 0, KindConn},
@@ -328,6 +328,11 @@ func (r *Result) Acquisition(call *ast.CallExpr) *Acquisition {
 	for _, a := range acquirersByName[fn.Name()] {
 		if a.recv == "" && analysisutil.IsFunc(fn, a.pkg, a.name) ||
 			a.recv != "" && analysisutil.IsMethod(fn, a.pkg, a.recv, a.name) {
+			if a.kind == KindBody && len(call.Args) == 1 && r.headRequest(call.Args[0]) {
+				// The response to a HEAD request has no body (http.NoBody),
+				// and the transport returns its connection at once.
+				return nil
+			}
 			return mk(a.kind, a.idx)
 		}
 	}
@@ -345,6 +350,56 @@ func (r *Result) Acquisition(call *ast.CallExpr) *Acquisition {
 		}
 	}
 	return nil
+}
+
+// headRequest reports whether e is a request for the HEAD method: made by
+// http.NewRequest or NewRequestWithContext with the constant method "HEAD",
+// or a literal &http.Request{Method: "HEAD"}, directly or through a local
+// declared from one.
+func (r *Result) headRequest(e ast.Expr) bool {
+	e = ast.Unparen(e)
+	if id, ok := e.(*ast.Ident); ok {
+		v, ok := r.info.Uses[id].(*types.Var)
+		if !ok || r.ins == nil {
+			return false
+		}
+		_, lhs, rhs, idx, ok := analysisutil.Declaration(r.ins, v)
+		if !ok {
+			return false
+		}
+		switch {
+		case len(lhs) == len(rhs):
+			e = ast.Unparen(rhs[idx])
+		case len(rhs) == 1 && idx == 0:
+			e = ast.Unparen(rhs[0]) // req, err := http.NewRequest(...)
+		default:
+			return false
+		}
+	}
+	isHead := func(m ast.Expr) bool {
+		tv, ok := r.info.Types[m]
+		return ok && tv.Value != nil && tv.Value.Kind() == constant.String && constant.StringVal(tv.Value) == "HEAD"
+	}
+	switch x := e.(type) {
+	case *ast.CallExpr:
+		switch {
+		case analysisutil.IsCallToFunc(r.info, x, "net/http", "NewRequest") && len(x.Args) > 0:
+			return isHead(x.Args[0])
+		case analysisutil.IsCallToFunc(r.info, x, "net/http", "NewRequestWithContext") && len(x.Args) > 1:
+			return isHead(x.Args[1])
+		}
+	case *ast.UnaryExpr:
+		if lit, ok := ast.Unparen(x.X).(*ast.CompositeLit); ok && x.Op == token.AND && analysisutil.IsNamed(r.info.TypeOf(lit), "net/http", "Request") {
+			for _, el := range lit.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Method" {
+						return isHead(kv.Value)
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // ErrResult returns the index of sig's error result: the result of type

@@ -97,6 +97,7 @@ type Result struct {
 	// checks that share this result, and its WithExtra views, may ask at
 	// once).
 	pairs *pairTable
+	ins   *inspector.Inspector
 }
 
 type pairTable struct {
@@ -161,6 +162,7 @@ func run(pass *analysis.Pass) (any, error) {
 		msets:          new(typeutil.MethodSetCache),
 		unlocks:        make(map[*types.Func]bool),
 		pairs:          new(pairTable),
+		ins:            ins,
 	}
 	var funcs []*summary
 	for c := range ins.Root().Preorder((*ast.FuncDecl)(nil)) {
