@@ -193,7 +193,9 @@
 // calls on a root context (context.Background(): detachedctx's business); loops
 // whose only context is a local context.Background() or TODO(), or a
 // local WithCancel of one whose cancel function only a defer calls (it
-// never ends while the loop runs); functions with no context in reach and no bound call; and _test.go
+// never ends while the loop runs), or a parameter every caller gives such
+// a root (`ctx, span := tracer.Start(context.Background(), ...)` adds
+// values only: ctxflow's DetachedParam); functions with no context in reach and no bound call; and _test.go
 // files (set include_tests to check them). A test that decides whether the
 // bound call runs (`if blocked { if err := wait(ctx); err != nil { return
 // err } }`) does not count as a guard of its failure.

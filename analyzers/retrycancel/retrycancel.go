@@ -810,12 +810,21 @@ func (st *state) loopContext(l *loop) (string, types.Object) {
 		}
 	}
 	for _, c := range l.f.Contexts {
-		if c.Outer && st.detachedFrom(l.f, c) {
+		if c.Outer && st.detachedFrom(l.f, c) || st.neverEnds(c) {
 			continue
 		}
 		return c.Expr, c.Obj
 	}
 	return "", nil
+}
+
+// neverEnds reports whether the context c in reach is a parameter every
+// caller passes a detached context (ctxflow's DetachedParam: a root made
+// with context.Background() and given only values on the way): no
+// cancellation can reach the loop through it.
+func (st *state) neverEnds(c ctxflow.Context) bool {
+	v, ok := c.Obj.(*types.Var)
+	return ok && (c.Kind == ctxflow.ParamContext && st.res.DetachedParam(v) || c.Kind == ctxflow.RequestContext && st.res.DetachedRequestParam(v))
 }
 
 // detachedFrom reports whether f runs in a goroutine literal (go func()
@@ -848,7 +857,7 @@ func (st *state) detachedFrom(f *ctxflow.Func, c ctxflow.Context) bool {
 func (st *state) canEnd(l *loop, obj types.Object) bool {
 	for _, c := range l.f.Contexts {
 		if c.Obj == obj {
-			return true
+			return !st.neverEnds(c)
 		}
 	}
 	v, ok := obj.(*types.Var)

@@ -70,7 +70,9 @@
 // return, their one context parameter with values added (the parameter,
 // context.WithValue of it, or another such function's result given it:
 // `xlog.NewContext(ctx, l)`): given a context that cannot end, such a call
-// returns one that cannot end either.
+// returns one that cannot end either. APIs whose bodies are out of reach
+// (interface methods such as OpenTelemetry's Tracer.Start, gRPC's metadata
+// helpers) are known from internal/knowledge's valueContexts table.
 //
 // The NilErrors fact marks the opposite end: concrete functions whose
 // every return gives a nil error (a nil literal, a variable nil on every

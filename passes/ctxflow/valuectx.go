@@ -7,6 +7,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/cancelcheck/cancelcheck/internal/analysisutil"
+	"github.com/cancelcheck/cancelcheck/internal/knowledge"
 )
 
 // AddsValues is an object fact on a *types.Func whose context result is,
@@ -38,6 +39,9 @@ func (r *Result) addsValuesParam(fn *types.Func) int {
 	var f AddsValues
 	if r.pass.ImportObjectFact(fn, &f) {
 		return f.Param
+	}
+	if fn.Pkg() != nil {
+		return knowledge.ValueContext(fn.Pkg().Path(), analysisutil.RecvTypeName(fn), fn.Name())
 	}
 	return -1
 }
