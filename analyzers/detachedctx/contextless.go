@@ -57,6 +57,12 @@ func (st *state) checkContextless(cfg Config, cur inspector.Cursor, call *ast.Ca
 		// context is attached before the value does its work.
 		return analysis.Diagnostic{}, false
 	}
+	if sig.Results().Len() > 0 && analysisutil.IsHTTPRequest(sig.Results().At(0).Type()) && st.neverSent(cur, call) {
+		// req, _ := http.NewRequest(...); req.Write(conn): a request
+		// written by hand to a connection the function manages carries
+		// no context anywhere; only a client or transport reads it.
+		return analysis.Diagnostic{}, false
+	}
 	if !form.CallOnly && st.resultKept(cur, call) {
 		// c.cmd = exec.Command(...): the value belongs to a longer-lived
 		// owner (a subprocess the object manages), not to this call.
@@ -216,6 +222,55 @@ func (st *state) resultKept(cur inspector.Cursor, call *ast.CallExpr) bool {
 		}
 	}
 	return false
+}
+
+// neverSent reports whether the request call makes, assigned to a local,
+// is used only through its own methods and fields (req.Header.Set,
+// req.Write(conn)): never handed to a call (Client.Do, RoundTrip, a
+// helper; http.ReadResponse and httputil.DumpRequest read its fields
+// only), returned, stored or copied, so no client ever reads its context.
+func (st *state) neverSent(cur inspector.Cursor, call *ast.CallExpr) bool {
+	info := st.pass.TypesInfo
+	as, ok := cur.Parent().Node().(*ast.AssignStmt)
+	if !ok || len(as.Rhs) != 1 || len(as.Lhs) == 0 {
+		return false
+	}
+	id := identOf(as.Lhs[0])
+	if id == nil {
+		return false
+	}
+	v, ok := info.ObjectOf(id).(*types.Var)
+	if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+		return false
+	}
+	f := st.res.Enclosing(cur)
+	if f == nil {
+		return false
+	}
+	fcur, ok := analysisutil.FindNode(st.ins.Root(), f.Node)
+	if !ok {
+		return false
+	}
+	for c := range fcur.Preorder((*ast.Ident)(nil)) {
+		if info.Uses[c.Node().(*ast.Ident)] != v {
+			continue
+		}
+		if call, ok := c.Parent().Node().(*ast.CallExpr); ok && call.Fun != c.Node() &&
+			(analysisutil.IsCallToFunc(info, call, "net/http", "ReadResponse") || analysisutil.IsCallToFunc(info, call, "net/http/httputil", "DumpRequest")) {
+			continue // reads the request's fields, never its context
+		}
+		sel, ok := c.Parent().Node().(*ast.SelectorExpr)
+		if !ok || sel.X != c.Node() {
+			return false // an argument, a result, a copy
+		}
+		if m, ok := info.Selections[sel]; ok && m.Kind() == types.MethodVal && m.Obj().Name() == "WithContext" {
+			return false // recontexted, judged elsewhere
+		}
+		if call, ok := c.Parent().Parent().Node().(*ast.CallExpr); ok && call.Fun != ast.Expr(sel) {
+			return false // a method value handed on
+		}
+	}
+	return true
 }
 
 // isObject reports whether t is an object with behaviour of its own (a

@@ -36,7 +36,10 @@
 // NewRequestWithContext, a user type's Load and LoadContext), or one the
 // knowledge table names (http.Get, Post and Head, net.Dial and DialTimeout,
 // net.Lookup*, db.Begin). Such a call runs under no deadline and no
-// cancellation. A context form that drops its context's cancellation
+// cancellation. A request made by http.NewRequest that is never handed to
+// a call (only its own methods and fields are used: req.Write(conn) onto a
+// connection the function dialed; http.ReadResponse reads its fields) is
+// read by no client, so its context would govern nothing, and is quiet. A context form that drops its context's cancellation
 // (ctxflow's DropsCancel fact: its context parameters are named _, unused,
 // or used only through context.WithoutCancel or handed to such functions,
 // as go-oidc's VerifierContext keeps `context.WithoutCancel(ctx)` in the
