@@ -138,7 +138,10 @@
 //     Unwrap, As, or an Is that matches other types, `&ZFSError{Err:
 //     err}` (the literal itself is reported, above), the error of a gRPC
 //     client call, which is a status error, or of aws-sdk-go v1's
-//     request.Send, whose awserr has no Unwrap); errors
+//     request.Send, whose awserr has no Unwrap), also where a type
+//     assertion has narrowed the error to such a type (`if apiErr, ok :=
+//     err.(*api.Error); ok { ... err.Error() ... }`, the `case *api.Error:`
+//     of a type switch on err); errors
 //     formatted after the function already tested for cancellation and
 //     returned (if ctx.Err() != nil { return ctx.Err() }, or `if err :=
 //     ctx.Err(); err != nil { return err }`: the variable is defined from

@@ -52,7 +52,7 @@ func (s *state) checkCall(cur inspector.Cursor, call *ast.CallExpr) {
 func (s *state) carrierOf(arg ast.Expr) (carrier ast.Expr, errorCall bool) {
 	arg = ast.Unparen(arg)
 	if analysisutil.IsError(s.info.TypeOf(arg)) {
-		if s.res.HoldsContextError(arg) {
+		if s.res.HoldsContextError(arg) && !s.narrowedFree(arg) {
 			return arg, false
 		}
 		return nil, false
@@ -65,10 +65,117 @@ func (s *state) carrierOf(arg ast.Expr) (carrier ast.Expr, errorCall bool) {
 	if !ok || sel.Sel.Name != "Error" || !analysisutil.IsError(s.info.TypeOf(sel.X)) {
 		return nil, false
 	}
-	if s.res.HoldsContextError(sel.X) {
+	if s.res.HoldsContextError(sel.X) && !s.narrowedFree(sel.X) {
 		return sel.X, true
 	}
 	return nil, false
+}
+
+// narrowedFree reports whether e, an error variable, is known at its place
+// to hold a value of an identity-free type (ctxflow's IdentityFreeType: no
+// Unwrap, no Is that matches a context's error): inside `if x, ok :=
+// err.(*api.Error); ok ... {` or the `case *api.Error:` clause of a type
+// switch on err, err is that type, a server's decoded error and not a
+// cancellation.
+func (s *state) narrowedFree(e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := s.info.Uses[id].(*types.Var)
+	if !ok {
+		return false
+	}
+	cur, ok := s.ins.Root().FindNode(id)
+	if !ok {
+		return false
+	}
+	asserts := func(x ast.Expr) (types.Type, bool) {
+		ta, ok := ast.Unparen(x).(*ast.TypeAssertExpr)
+		if !ok || ta.Type == nil {
+			return nil, false
+		}
+		if xid, ok := ast.Unparen(ta.X).(*ast.Ident); !ok || s.info.Uses[xid] != v {
+			return nil, false
+		}
+		return s.info.TypeOf(ta.Type), true
+	}
+	for c := cur.Parent(); c.Node() != nil; c = c.Parent() {
+		switch n := c.Node().(type) {
+		case *ast.FuncLit, *ast.FuncDecl:
+			return false
+		case *ast.IfStmt:
+			as, ok := n.Init.(*ast.AssignStmt)
+			if !ok || len(as.Lhs) != 2 || len(as.Rhs) != 1 || !inside(id, n.Body) {
+				continue
+			}
+			t, ok := asserts(as.Rhs[0])
+			okID, isID := as.Lhs[1].(*ast.Ident)
+			if !ok || !isID || !condRequires(s.info, n.Cond, s.info.ObjectOf(okID)) {
+				continue
+			}
+			if s.assignedBetween(v, n.Body, id) {
+				return false
+			}
+			return s.res.IdentityFreeType(t)
+		case *ast.CaseClause:
+			sw, ok := c.Parent().Parent().Node().(*ast.TypeSwitchStmt)
+			if !ok || len(n.List) != 1 {
+				continue
+			}
+			var x ast.Expr
+			switch a := sw.Assign.(type) {
+			case *ast.AssignStmt:
+				if len(a.Rhs) == 1 {
+					x = a.Rhs[0]
+				}
+			case *ast.ExprStmt:
+				x = a.X
+			}
+			ta, ok := ast.Unparen(x).(*ast.TypeAssertExpr)
+			if !ok {
+				continue
+			}
+			if xid, ok := ast.Unparen(ta.X).(*ast.Ident); !ok || s.info.Uses[xid] != v {
+				continue
+			}
+			if s.assignedBetween(v, n, id) {
+				return false
+			}
+			return s.res.IdentityFreeType(s.info.TypeOf(n.List[0]))
+		}
+	}
+	return false
+}
+
+func inside(n, root ast.Node) bool { return root.Pos() <= n.Pos() && n.End() <= root.End() }
+
+// condRequires reports whether cond can hold only if the bool variable ok
+// does: ok itself, or ok on either side of &&.
+func condRequires(info *types.Info, cond ast.Expr, ok types.Object) bool {
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.Ident:
+		return info.Uses[c] == ok
+	case *ast.BinaryExpr:
+		return c.Op == token.LAND && (condRequires(info, c.X, ok) || condRequires(info, c.Y, ok))
+	}
+	return false
+}
+
+// assignedBetween reports whether v is assigned inside root before use.
+func (s *state) assignedBetween(v *types.Var, root ast.Node, use ast.Node) bool {
+	found := false
+	ast.Inspect(root, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as.Pos() < use.Pos() {
+			for _, l := range as.Lhs {
+				if lid, ok := ast.Unparen(l).(*ast.Ident); ok && s.info.ObjectOf(lid) == v {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // wrapsContextErr reports whether the call wraps with %w the context's own

@@ -140,6 +140,10 @@ func identityFreeAPI(fn *types.Func) bool {
 // Unwrap method, and an Is method, if any, answers false for a target of
 // another type (it starts `x, ok := target.(*T2); if !ok { return false
 // }` with T2 concrete).
+// IdentityFreeType reports whether an error of dynamic type t can never
+// match a context's error under errors.Is (see identityFreeType).
+func (r *Result) IdentityFreeType(t types.Type) bool { return r.identityFreeType(t) }
+
 func (r *Result) identityFreeType(t types.Type) bool {
 	if t == nil || types.IsInterface(t) {
 		return false
