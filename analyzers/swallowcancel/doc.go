@@ -43,7 +43,9 @@
 //     forms: `case errors.Is(err, errNotFound), errors.Is(err,
 //     context.Canceled): return nil` (a case taken when any of its
 //     expressions holds) and `switch err { case context.Canceled: return
-//     nil }`; a bare return counts as returning nil when the named error
+//     nil }`; an error variable nil on every path to the return counts as
+//     nil (`return n, err` past `if err != nil { return 0, err }`: passes/flow's
+//     NilAt); a bare return counts as returning nil when the named error
 //     result is never assigned, or its last assignment before the return,
 //     in the same block, sets it to nil (not when a closure mentions it or
 //     its address is taken);

@@ -1272,6 +1272,13 @@ func (s *state) checkFailBreak(cur inspector.Cursor, f *ctxflow.Func, n *ast.IfS
 	if ret == nil || s.keptPastLoop(f, loop, errExpr) || s.readLater(f, loop, errVar) {
 		return
 	}
+	if idx := analysisutil.ErrorResult(f.Sig); idx >= 0 && idx < len(ret.Results) {
+		if id, ok := ast.Unparen(ret.Results[idx]).(*ast.Ident); ok && id.Name == errVar.Name() && s.info.Uses[id] != errVar {
+			// v, err := get(ctx, k) shadows the err returned after the
+			// loop: checkShadow reports the declaration, one finding.
+			return
+		}
+	}
 	outcome := "reports success for work that was cut short"
 	for i, r := range ret.Results {
 		if i != analysisutil.ErrorResult(f.Sig) && !s.zeroExpr(r) {
@@ -1488,7 +1495,20 @@ func (s *state) returnsNilError(f *ctxflow.Func, ret *ast.ReturnStmt, idx int) b
 	if len(ret.Results) != f.Sig.Results().Len() {
 		return false
 	}
-	return isNilExpr(s.info, ret.Results[idx])
+	e := ret.Results[idx]
+	if isNilExpr(s.info, e) {
+		return true
+	}
+	// return indexed, err where err is nil on every path to the return
+	// (its failure returned earlier): a nil all the same.
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+		if v, ok := s.info.Uses[id].(*types.Var); ok {
+			if g := s.graphs.Func(f.Node); g != nil && g.NilAt(v, ret) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func lastStmt(b *ast.BlockStmt) ast.Stmt {

@@ -66,6 +66,11 @@ func (g *Graph) NilAt(v *types.Var, at ast.Node) bool {
 		if n := entryNode(it.b); n != nil {
 			state = g.nilEffect(n, v, state)
 		}
+		if rs, ok := it.b.Stmt.(*ast.RangeStmt); ok && it.b.Kind == cfg.KindRangeLoop {
+			// The head of a range loop assigns its key and value each
+			// round (its entry node is the operand, which assigns nothing).
+			state = g.nilEffect(rs, v, state)
+		}
 		for i, n := range it.b.Nodes {
 			if it.b == target.Block && i == target.Index && state == maybe {
 				return false

@@ -539,3 +539,24 @@ func lintNamed(ctx context.Context, ks []string) error {
 	}
 	return nil
 }
+
+// waitIndexed waits for the index to reach want; err, past its failure
+// test, holds nothing (codenotary/immudb#2049).
+func waitIndexed(ctx context.Context, last func() (uint64, error), want uint64, wake <-chan struct{}) (uint64, error) {
+	for {
+		n, err := last()
+		if err != nil {
+			return 0, err
+		}
+		if n >= want {
+			return n, nil
+		}
+		if ctx.Err() != nil { // want `when ctx has ended this branch returns a nil error, so waitIndexed reports success`
+			return n, err
+		}
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		}
+	}
+}

@@ -75,3 +75,24 @@ func captured(i int) {
 	f()
 	nilHere(err) // want `maybe non-nil here`
 }
+
+// A range loop's value is assigned at the loop's head each round.
+func rangeValue(errs []error) {
+	for _, err := range errs { // want `no working round skips check`
+		nilHere(err) // want `maybe non-nil here`
+	}
+}
+
+// Past the failure's return inside a loop, err is nil.
+func pastReturn(last func() (int, error), stop func() bool) int {
+	for { // want `no working round skips check`
+		n, err := last()
+		if err != nil {
+			return 0
+		}
+		if stop() {
+			nilHere(err) // want `nil here`
+			return n
+		}
+	}
+}
