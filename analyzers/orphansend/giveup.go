@@ -135,7 +135,13 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 		if sig == nil || watches(info, f, sig) {
 			continue
 		}
-		if !readersEndWith(info, readers[ch], f, sig, together[[2]*types.Var{sig, ch}]) {
+		var makers map[*ctxflow.Func]bool
+		if isCtx {
+			// A reader that put its own context in the value ends with it;
+			// one that made a channel field, not necessarily.
+			makers = together[[2]*types.Var{sig, ch}]
+		}
+		if !readersEndWith(info, readers[ch], f, sig, makers) {
 			continue // the package's readers of the channel end otherwise
 		}
 		if buffered == nil {

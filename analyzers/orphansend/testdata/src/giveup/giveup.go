@@ -265,3 +265,25 @@ type syncer struct {
 func (s *syncer) halt() { close(s.stop) }
 
 func (s *syncer) run() { s.result <- nil }
+
+// Near miss: the reader made the value, closed channel and all, but waits
+// on its own context, not on closed.
+type dialing struct {
+	ready  chan error
+	closed chan struct{}
+}
+
+func (d *dialing) finish(err error) { d.ready <- err }
+
+func (d *dialing) Close() { close(d.closed) }
+
+func dialWait(ctx context.Context, register func(*dialing)) error {
+	d := &dialing{ready: make(chan error), closed: make(chan struct{})}
+	register(d)
+	select {
+	case err := <-d.ready:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
