@@ -63,6 +63,11 @@
 //     a tagless switch, without its deadline) that assigns a constant or
 //     package variable whose name says timeout or deadline (`kind =
 //     FailureTimeout`): work the caller canceled is counted as a timeout;
+//   - a CancelCauseFunc called with a cause that cannot match
+//     context.Canceled (errors.New, fmt.Errorf without %w) in a package
+//     that itself tests `errors.Is(context.Cause(ctx), context.Canceled)`:
+//     that test is false for this cancellation, so a deliberate stop is
+//     reported as a failure (wrap context.Canceled in the cause);
 //   - an error type that stores one in a field but has no Unwrap, Is or As
 //     method (also for types of other packages, from their type information), and a
 //     literal of an error type that keeps only its text

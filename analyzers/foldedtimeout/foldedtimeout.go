@@ -142,6 +142,7 @@ func (c *checker) run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	s.flushFolds()
+	s.checkCauses()
 	s.rep.Finish()
 	return nil, nil
 }
