@@ -231,16 +231,8 @@ func (st *state) resultKept(cur inspector.Cursor, call *ast.CallExpr) bool {
 // only), returned, stored or copied, so no client ever reads its context.
 func (st *state) neverSent(cur inspector.Cursor, call *ast.CallExpr) bool {
 	info := st.pass.TypesInfo
-	as, ok := cur.Parent().Node().(*ast.AssignStmt)
-	if !ok || len(as.Rhs) != 1 || len(as.Lhs) == 0 {
-		return false
-	}
-	id := identOf(as.Lhs[0])
-	if id == nil {
-		return false
-	}
-	v, ok := info.ObjectOf(id).(*types.Var)
-	if !ok || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+	v := st.assignedTo(cur)
+	if v == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
 		return false
 	}
 	f := st.res.Enclosing(cur)
@@ -292,22 +284,29 @@ func isObject(t types.Type) bool {
 	return ok && types.NewMethodSet(p).Len() > 0 && n.Obj() != nil
 }
 
+// assignedTo returns the local variable the call at cur is assigned to,
+// first on the left of `v, ... := call(...)`, or nil.
+func (st *state) assignedTo(cur inspector.Cursor) *types.Var {
+	as, ok := cur.Parent().Node().(*ast.AssignStmt)
+	if !ok || len(as.Rhs) != 1 || len(as.Lhs) == 0 {
+		return nil
+	}
+	id := identOf(as.Lhs[0])
+	if id == nil {
+		return nil
+	}
+	v, _ := st.pass.TypesInfo.ObjectOf(id).(*types.Var)
+	return v
+}
+
 // recontexted reports whether the value call makes is assigned to a local
 // that the function later gives a context through one of its methods (a
 // method taking a context and returning the value's type: req.WithContext,
 // req.Clone).
 func (st *state) recontexted(cur inspector.Cursor, call *ast.CallExpr) bool {
 	info := st.pass.TypesInfo
-	as, ok := cur.Parent().Node().(*ast.AssignStmt)
-	if !ok || len(as.Rhs) != 1 || len(as.Lhs) == 0 {
-		return false
-	}
-	id := identOf(as.Lhs[0])
-	if id == nil {
-		return false
-	}
-	v, ok := info.ObjectOf(id).(*types.Var)
-	if !ok {
+	v := st.assignedTo(cur)
+	if v == nil {
 		return false
 	}
 	f := st.res.Enclosing(cur)

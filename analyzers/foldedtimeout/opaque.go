@@ -121,43 +121,52 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// unwrapFix adds `func (e *T) Unwrap() error { return e.Field }` after the
-// type's Error method, with the same receiver.
-func (s *state) unwrapFix(tn *types.TypeName, field string) []analysis.SuggestedFix {
+// errorMethodDecl returns the declaration of the Error method of tn, a
+// type of this package that is not generic, with its file; nil when there
+// is none to add a method beside.
+func (s *state) errorMethodDecl(tn *types.TypeName) (*ast.FuncDecl, *ast.File) {
 	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, tn.Pkg(), "Error")
 	m, ok := obj.(*types.Func)
 	if !ok || m.Pkg() != s.pass.Pkg {
-		return nil
+		return nil, nil
 	}
 	if named, ok := tn.Type().(*types.Named); ok && named.TypeParams().Len() > 0 {
-		return nil
+		return nil, nil
 	}
 	file := analysisutil.FileOf(s.pass, m.Pos())
 	if file == nil {
-		return nil
+		return nil, nil
 	}
 	for _, decl := range file.Decls {
-		fd, ok := decl.(*ast.FuncDecl)
-		if !ok || fd.Name.Pos() != m.Pos() || fd.Recv == nil || len(fd.Recv.List) != 1 {
-			continue
+		if fd, ok := decl.(*ast.FuncDecl); ok && fd.Name.Pos() == m.Pos() && fd.Recv != nil && len(fd.Recv.List) == 1 {
+			return fd, file
 		}
-		recv := fd.Recv.List[0]
-		if len(recv.Names) != 1 || recv.Names[0].Name == "_" {
-			return nil
-		}
-		rname := recv.Names[0].Name
-		rtype := s.source(recv.Type)
-		if rtype == "" {
-			return nil
-		}
-		text := fmt.Sprintf("\n\n// Unwrap returns the error in %s, so that errors.Is and errors.As see through %s.\nfunc (%s %s) Unwrap() error { return %s.%s }",
-			field, tn.Name(), rname, rtype, rname, field)
-		return []analysis.SuggestedFix{{
-			Message:   "Add an Unwrap method to " + tn.Name(),
-			TextEdits: []analysis.TextEdit{{Pos: fd.End(), End: fd.End(), NewText: []byte(text)}},
-		}}
 	}
-	return nil
+	return nil, nil
+}
+
+// unwrapFix adds `func (e *T) Unwrap() error { return e.Field }` after the
+// type's Error method, with the same receiver.
+func (s *state) unwrapFix(tn *types.TypeName, field string) []analysis.SuggestedFix {
+	fd, _ := s.errorMethodDecl(tn)
+	if fd == nil {
+		return nil
+	}
+	recv := fd.Recv.List[0]
+	if len(recv.Names) != 1 || recv.Names[0].Name == "_" {
+		return nil
+	}
+	rname := recv.Names[0].Name
+	rtype := s.source(recv.Type)
+	if rtype == "" {
+		return nil
+	}
+	text := fmt.Sprintf("\n\n// Unwrap returns the error in %s, so that errors.Is and errors.As see through %s.\nfunc (%s %s) Unwrap() error { return %s.%s }",
+		field, tn.Name(), rname, rtype, rname, field)
+	return []analysis.SuggestedFix{{
+		Message:   "Add an Unwrap method to " + tn.Name(),
+		TextEdits: []analysis.TextEdit{{Pos: fd.End(), End: fd.End(), NewText: []byte(text)}},
+	}}
 }
 
 // fieldOf returns the field name and value of element i of a composite
@@ -275,32 +284,17 @@ func (s *state) returnedAsError(cur inspector.Cursor, v *types.Var) bool {
 // unwrapSliceFix adds `func (m T) Unwrap() []error { return m }` after the
 // type's Error method, where the file has Go 1.20 or later.
 func (s *state) unwrapSliceFix(tn *types.TypeName) []analysis.SuggestedFix {
-	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, tn.Pkg(), "Error")
-	m, ok := obj.(*types.Func)
-	if !ok || m.Pkg() != s.pass.Pkg {
-		return nil
-	}
-	if named, ok := tn.Type().(*types.Named); ok && named.TypeParams().Len() > 0 {
-		return nil
-	}
-	file := analysisutil.FileOf(s.pass, m.Pos())
-	if file == nil {
+	fd, file := s.errorMethodDecl(tn)
+	if fd == nil {
 		return nil
 	}
 	if v := s.info.FileVersions[file]; v != "" && version.Compare(v, "go1.20") < 0 {
 		return nil
 	}
-	for _, decl := range file.Decls {
-		fd, ok := decl.(*ast.FuncDecl)
-		if !ok || fd.Name.Pos() != m.Pos() || fd.Recv == nil || len(fd.Recv.List) != 1 {
-			continue
-		}
-		text := fmt.Sprintf("\n\n// Unwrap returns the errors in %s, so that errors.Is and errors.As see through it.\nfunc (m %s) Unwrap() []error { return m }",
-			tn.Name(), tn.Name())
-		return []analysis.SuggestedFix{{
-			Message:   "Add an Unwrap method to " + tn.Name(),
-			TextEdits: []analysis.TextEdit{{Pos: fd.End(), End: fd.End(), NewText: []byte(text)}},
-		}}
-	}
-	return nil
+	text := fmt.Sprintf("\n\n// Unwrap returns the errors in %s, so that errors.Is and errors.As see through it.\nfunc (m %s) Unwrap() []error { return m }",
+		tn.Name(), tn.Name())
+	return []analysis.SuggestedFix{{
+		Message:   "Add an Unwrap method to " + tn.Name(),
+		TextEdits: []analysis.TextEdit{{Pos: fd.End(), End: fd.End(), NewText: []byte(text)}},
+	}}
 }
