@@ -27,8 +27,11 @@ func (r *Result) CallsOf(fn *types.Func) (calls []*ast.CallExpr, escapes bool) {
 	fn = fn.Origin()
 	r.callsOnce.Do(func() { r.calls = r.buildCallIndex() })
 	escapes = r.calls.escapes[fn] || fn.Exported()
-	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
-		escapes = true // an interface may reach it
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil && (fn.Exported() || r.interfaceMethod(fn.Name())) {
+		// An interface may reach it. An unexported method that no
+		// interface of the package names cannot be called dynamically
+		// (an unexported name satisfies only the package's interfaces).
+		escapes = true
 	}
 	return r.calls.calls[fn], escapes
 }

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/ast/inspector"
 
@@ -76,15 +77,48 @@ func (r *Result) ctxIs(e ast.Expr, pred func(*ast.CallExpr, int) bool, depth int
 			// are in view; a field, or never assigned here: unknown.
 			return r.paramIs(v, pred, depth)
 		}
+		own := 0
 		for _, val := range vals {
 			call, ok := ast.Unparen(val).(*ast.CallExpr)
-			if val == nil || !ok || !pred(call, depth+1) {
+			if val == nil || !ok {
 				return false
 			}
+			if r.selfDerived(call, v) {
+				// ctx, span := tracer.Start(ctx, ...): values added to v's
+				// own earlier value change nothing of its end.
+				own++
+				continue
+			}
+			if !pred(call, depth+1) {
+				return false
+			}
+		}
+		if own == len(vals) {
+			// Only ever v with values added: what v started as decides,
+			// a parameter's argument (ctx = context.WithValue(ctx, ...)).
+			return r.paramIs(v, pred, depth)
 		}
 		return true
 	}
 	return false
+}
+
+// selfDerived reports whether call adds values only to the context v
+// itself (context.WithValue(v, k, x), or a function known to add values
+// only, given v): the result ends exactly when v's earlier value does.
+func (r *Result) selfDerived(call *ast.CallExpr, v *types.Var) bool {
+	fn := analysisutil.Callee(r.info, call)
+	i := -1
+	if analysisutil.IsFunc(fn, "context", "WithValue") {
+		i = 0
+	} else {
+		i = r.addsValuesParam(fn)
+	}
+	if i < 0 || i >= len(call.Args) {
+		return false
+	}
+	id, ok := ast.Unparen(call.Args[i]).(*ast.Ident)
+	return ok && r.info.Uses[id] == v
 }
 
 // paramIs reports whether v is a parameter of a function of the package
@@ -100,9 +134,10 @@ func (r *Result) paramIs(v *types.Var, pred func(*ast.CallExpr, int) bool, depth
 // package calls, directly, and holds of what every call passes for it.
 func (r *Result) everyArg(v *types.Var, holds func(ast.Expr) bool) bool {
 	f, i := r.ParamOf(v)
-	if f == nil || f.Obj == nil || f.Sig.Recv() != nil || (f.Sig.Variadic() && i == f.Sig.Params().Len()-1) {
+	if f == nil || f.Obj == nil || (f.Sig.Variadic() && i == f.Sig.Params().Len()-1) {
 		return false
 	}
+
 	calls, escapes := r.CallsOf(f.Obj)
 	if escapes || len(calls) == 0 {
 		return false
@@ -113,6 +148,28 @@ func (r *Result) everyArg(v *types.Var, holds func(ast.Expr) bool) bool {
 		}
 	}
 	return true
+}
+
+// interfaceMethod reports whether some interface type of the package
+// (declared or literal) has a method called name.
+func (r *Result) interfaceMethod(name string) bool {
+	r.ifaces.once.Do(func() {
+		r.ifaces.m = make(map[string]bool)
+		for _, tv := range r.info.Types {
+			if it, ok := tv.Type.Underlying().(*types.Interface); ok && tv.IsType() {
+				for i := range it.NumMethods() {
+					r.ifaces.m[it.Method(i).Name()] = true
+				}
+			}
+		}
+	})
+	return r.ifaces.m[name]
+}
+
+// nameTable is a set of names computed once.
+type nameTable struct {
+	once sync.Once
+	m    map[string]bool
 }
 
 // DetachedRequestParam reports whether every call of the function of the

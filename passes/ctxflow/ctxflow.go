@@ -129,7 +129,11 @@ type Result struct {
 	// graphs are the package's control-flow graphs; nilAtReturn the
 	// returned error variables that are nil at their return
 	// (collectErrReturns).
-	graphs      *flow.Result
+	graphs *flow.Result
+	// ifaces holds the method names of the package's interface types
+	// (interfaceMethod), computed once: the checks sharing this result may
+	// ask at once.
+	ifaces      *nameTable
 	nilAtReturn map[ast.Expr]bool
 	// nilErrs are the package's functions whose errors are always nil
 	// (see NilErrors).
@@ -258,6 +262,7 @@ func (r *Result) EnclosingPos(pos token.Pos) *Func {
 func run(pass *analysis.Pass) (any, error) {
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	r := &Result{
+		ifaces:  new(nameTable),
 		graphs:  pass.ResultOf[flow.Analyzer].(*flow.Result),
 		byNode:  make(map[ast.Node]*Func),
 		byObj:   make(map[*types.Func]*Func),

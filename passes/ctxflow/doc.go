@@ -30,7 +30,10 @@
 // A call does not carry cancellation when every context it is given is
 // detached (context.Background(), TODO(), WithoutCancel, a test's
 // t.Context(), which ends only after the test, a local variable only
-// assigned those, or a parameter every caller gives one of those; a
+// assigned those or those with values added to its own value (`ctx, span
+// := tracer.Start(ctx, ...)`), or a parameter every caller gives one of
+// those, of a function or of an unexported method that no interface of
+// the package names (nothing else can call it); a
 // request built by http.NewRequest or read by http.ReadRequest, or with
 // a detached context, or a local only assigned such requests), when it is a method of an *exec.Cmd built
 // by exec.Command, when its callee is a log handler (it takes a

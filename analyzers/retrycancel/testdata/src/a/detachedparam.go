@@ -48,3 +48,41 @@ func simulateSpans(tr trace.Tracer, n int, pause time.Duration) {
 	defer span.End()
 	simulateChildren(ctx, n, pause)
 }
+
+type generator struct {
+	children int
+	pause    time.Duration
+}
+
+// The root reassigned with a span of its own, and the loop in a method
+// that only this package calls directly (no interface names it).
+func (g *generator) simulateOne(tr trace.Tracer) {
+	ctx := context.Background()
+	ctx, span := tr.Start(ctx, "root")
+	defer span.End()
+	g.simulateChildren(ctx)
+}
+
+func (g *generator) simulateChildren(ctx context.Context) {
+	for i := 0; i < g.children; i++ {
+		_ = emit(ctx, "child")
+		time.Sleep(g.pause)
+	}
+}
+
+type replayer interface{ replayChildren(ctx context.Context) }
+
+// Near miss: a method an interface of the package names may be called
+// with any context.
+func (g *generator) replayChildren(ctx context.Context) {
+	for i := 0; i < g.children; i++ {
+		_ = emit(ctx, "child")
+		time.Sleep(g.pause) // want `time.Sleep ignores ctx`
+	}
+}
+
+func (g *generator) replayOne(tr trace.Tracer) {
+	ctx, span := tr.Start(context.Background(), "root")
+	defer span.End()
+	g.replayChildren(ctx)
+}
