@@ -173,7 +173,13 @@ func (g *Graph) isNilExpr(e ast.Expr) bool {
 // function (declared in its body or its results), whose address is never
 // taken and that no function literal assigns.
 func (g *Graph) trackable(v *types.Var) bool {
-	if v == nil || v.Pos() < g.Body.Pos() && !g.isResult(v) {
+	if v == nil {
+		return false
+	}
+	// A local of the body, a result or a parameter; a package variable
+	// (declared anywhere in the package, before or after the body) holds
+	// whatever it was given elsewhere.
+	if inBody := v.Pos() >= g.Body.Pos() && v.Pos() < g.Body.End(); !inBody && !g.isResult(v) {
 		return g.isParam(v) && g.untouched(v)
 	}
 	return g.untouched(v)

@@ -96,3 +96,10 @@ func pastReturn(last func() (int, error), stop func() bool) int {
 		}
 	}
 }
+
+// A package variable declared after the function is not a local.
+func sentinelLater() {
+	nilHere(errLater) // want `maybe non-nil here`
+}
+
+var errLater = errors.New("later")
