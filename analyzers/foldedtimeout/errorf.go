@@ -162,11 +162,13 @@ func condRequires(info *types.Info, cond ast.Expr, ok types.Object) bool {
 	return false
 }
 
-// assignedBetween reports whether v is assigned inside root before use.
+// assignedBetween reports whether v is assigned inside root by a statement
+// that ends before use (not the one whose right side holds use: err =
+// errors.New(err.Error() + "...") reads the narrowed value).
 func (s *state) assignedBetween(v *types.Var, root ast.Node, use ast.Node) bool {
 	found := false
 	ast.Inspect(root, func(n ast.Node) bool {
-		if as, ok := n.(*ast.AssignStmt); ok && as.Pos() < use.Pos() {
+		if as, ok := n.(*ast.AssignStmt); ok && as.End() <= use.Pos() {
 			for _, l := range as.Lhs {
 				if lid, ok := ast.Unparen(l).(*ast.Ident); ok && s.info.ObjectOf(lid) == v {
 					found = true

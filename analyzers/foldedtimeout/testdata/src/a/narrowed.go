@@ -17,8 +17,10 @@ func create(ctx context.Context, name string) error { return ctx.Err() }
 // cancellation: its text loses nothing errors.Is could see.
 func createNamed(ctx context.Context, name string) error {
 	err := create(ctx, name)
-	if apiErr, ok := err.(*apiError); ok && apiErr.Code == "nameAlreadyExists" {
-		return errors.New(err.Error() + " (is it a OneNote file?)")
+	if apiErr, ok := err.(*apiError); ok {
+		if apiErr.Code == "nameAlreadyExists" {
+			err = errors.New(err.Error() + " (is it a OneNote file?)")
+		}
 	}
 	return err
 }
