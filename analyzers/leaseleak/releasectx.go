@@ -27,6 +27,14 @@ import (
 // until its TTL expires. A release given context.WithoutCancel(ctx) (with
 // a timeout of its own) or another live context is quiet.
 func (f *function) checkReleaseContext() {
+	hasDefer := false
+	for range f.cur.Preorder((*ast.DeferStmt)(nil)) {
+		hasDefer = true // the inspector's index: no walk of the body
+		break
+	}
+	if !hasDefer {
+		return
+	}
 	info := f.info()
 	// The values the function takes with a context-bound call, by the
 	// context they were taken with.

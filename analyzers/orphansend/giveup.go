@@ -28,12 +28,29 @@ import (
 func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Result, rep *analysisutil.Reporter, skip map[*ast.SendStmt]bool) {
 	info := pass.TypesInfo
 	var sends []inspector.Cursor
+	chans := map[*types.Var]bool{} // the channel fields of those sends
 	for c := range ins.Root().Preorder((*ast.SendStmt)(nil)) {
 		if cc, ok := c.Parent().Node().(*ast.CommClause); ok && cc.Comm == c.Node() {
 			continue
 		}
-		if !skip[c.Node().(*ast.SendStmt)] {
+		send := c.Node().(*ast.SendStmt)
+		if skip[send] {
+			continue
+		}
+		// Only a field of a struct that has another channel or context
+		// field can have a give-up signal: the package walk below is for
+		// those alone.
+		sel, ok := ast.Unparen(send.Chan).(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		ch := fieldOf(info, sel)
+		if ch == nil {
+			continue
+		}
+		if st, ok := derefStruct(info.TypeOf(sel.X)); ok && hasSignalField(st, ch) {
 			sends = append(sends, c)
+			chans[ch] = true
 		}
 	}
 	if len(sends) == 0 {
@@ -77,7 +94,7 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 		case *ast.RangeStmt:
 			read(c, n.X)
 		case *ast.SelectorExpr:
-			if v := fieldOf(info, n); v != nil && escapes(info, c) {
+			if v, ok := info.Uses[n.Sel].(*types.Var); ok && chans[v] && escapes(info, c) {
 				handed[v] = true
 			}
 		case *ast.CompositeLit:
@@ -171,6 +188,21 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 			}},
 		})
 	}
+}
+
+// hasSignalField reports whether st has a field other than ch that could
+// signal the end of ch's reader: a channel or a context.
+func hasSignalField(st *types.Struct, ch *types.Var) bool {
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if f == ch {
+			continue
+		}
+		if _, ok := f.Type().Underlying().(*types.Chan); ok || analysisutil.IsContext(f.Type()) {
+			return true
+		}
+	}
+	return false
 }
 
 // escapes reports whether the channel field selected at c is used other

@@ -41,13 +41,14 @@ func (r *Result) inferPairs() map[*types.Func]*types.Func {
 	byType := make(map[*types.Named][]*types.Func)
 	uses := make(map[*types.Func]*slotUse)
 	pooled := make(map[*types.Var]bool)
+	var bodies []*ast.BlockStmt
 	for _, file := range r.pass.Files {
 		for _, d := range file.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Body == nil {
 				continue
 			}
-			r.markPools(fd.Body, pooled)
+			bodies = append(bodies, fd.Body)
 			if fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
 				continue
 			}
@@ -60,7 +61,7 @@ func (r *Result) inferPairs() map[*types.Func]*types.Func {
 				continue
 			}
 			named := analysisutil.NamedOf(recv.Type())
-			if named == nil {
+			if named == nil || !holdsSlots(named) {
 				continue
 			}
 			if u := r.slotUses(fd.Body, recv); u != nil {
@@ -68,6 +69,12 @@ func (r *Result) inferPairs() map[*types.Func]*types.Func {
 				byType[named] = append(byType[named], fn)
 			}
 		}
+	}
+	if len(byType) == 0 {
+		return pairs
+	}
+	for _, b := range bodies {
+		r.markPools(b, pooled)
 	}
 	for _, fns := range byType {
 		for _, acq := range fns {
@@ -102,6 +109,25 @@ func (r *Result) inferPairs() map[*types.Func]*types.Func {
 		}
 	}
 	return pairs
+}
+
+// holdsSlots reports whether named is a struct with a channel or mutex
+// field: only such a type's methods can take and give back a slot.
+func holdsSlots(named *types.Named) bool {
+	st, ok := named.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		t := st.Field(i).Type()
+		if _, ok := t.Underlying().(*types.Chan); ok {
+			return true
+		}
+		if analysisutil.IsNamed(t, "sync", "Mutex") || analysisutil.IsNamed(t, "sync", "RWMutex") {
+			return true
+		}
+	}
+	return false
 }
 
 // pairResults reports whether fn returns what an acquiring half of a pair
