@@ -219,11 +219,14 @@
 //     shutdown, and main treats it as a clean exit;
 //   - functions whose doc comment promises it: a clause whose subject is
 //     the function (its name, or "it", possibly after a leading condition)
-//     and whose verb is "returns nil" (or a nil error, no error), together
-//     with cancel, shutdown, stop, done, close, exit or the context ("Run
-//     returns nil when ctx is canceled", "On shutdown it returns nil"; "ctx
-//     must not be nil" promises nothing, nor does a sentence describing the
-//     code: "... and Sync still returns nil after a shutdown"), a clause
+//     and whose verb is "returns nil" (or a nil error, no error), with
+//     cancel, shutdown, stop, done, close, exit or the context as its
+//     condition (after when, if, once, on, after or upon, or in the
+//     leading condition: "Run returns nil when ctx is canceled", "On
+//     shutdown it returns nil"; "ctx must not be nil" promises nothing,
+//     nor does a sentence describing the code: "... and Sync still returns
+//     nil after a shutdown", "Flush returns nil and the process exits as
+//     if everything shipped"), a clause
 //     saying the function runs, blocks, serves, watches (...) until the
 //     context is canceled, done or closed ("Watch blocks until ctx is
 //     canceled"), or one saying the work is best-effort; literals inside

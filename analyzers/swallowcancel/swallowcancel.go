@@ -193,6 +193,8 @@ var (
 	// The clause after its subject: "blocks until ctx is canceled", the end
 	// of the context being the normal end of the function.
 	quietUntil = analysisutil.LazyRegexp(`(?i)^(runs?|blocks?|serves?|loops?|waits?|works?|processes|listens?|watch(es)?|consumes?|polls?)\b.*\buntil\b.*(\b(ctx|context)\b.*\b(cancel\w*|done|clos\w*|ends?|expires?)\b|\bcancel\w*|\bshut ?down\w*|\bstop(ped|s)?\b)`)
+	// The condition of a nil return: "returns nil when ...".
+	quietCond = analysisutil.LazyRegexp(`(?i)\b(when|whenever|if|once|on|after|upon|as soon as)\b`)
 	// A leading condition before the subject: "On shutdown, it ...".
 	quietLead = analysisutil.LazyRegexp(`(?i)^(if|when|once|on|after|upon)\b[^,]*?,?\s+(it\s)`)
 	bestEffor = analysisutil.LazyRegexp(`(?i)\bbest[- ]effort\b|\berrors? (are|is) (ignored|dropped|logged)\b`)
@@ -202,7 +204,7 @@ var (
 // named name, promises a quiet end.
 func contractClause(name, clause string) bool {
 	clause = strings.TrimSpace(clause)
-	var rest string
+	var lead, rest string
 	switch {
 	case strings.HasPrefix(clause, name+" "):
 		rest = clause[len(name)+1:]
@@ -213,10 +215,22 @@ func contractClause(name, clause string) bool {
 		if m == nil {
 			return false
 		}
-		rest = clause[m[1]:]
+		lead, rest = clause[:m[1]], clause[m[1]:]
 	}
 	rest = strings.TrimSpace(rest)
-	return quietNil().MatchString(rest) && quietEnd().MatchString(clause) || quietUntil().MatchString(rest)
+	if n := quietNil().FindStringIndex(rest); n != nil {
+		// The end must be the condition of the nil: "On shutdown, it
+		// returns nil", "returns nil when ctx is canceled"; not an end
+		// the sentence tells of beside it ("returns nil and the process
+		// exits as if everything shipped").
+		if lead != "" && quietEnd().MatchString(lead) {
+			return true
+		}
+		if c := quietCond().FindStringIndex(rest[n[1]:]); c != nil && quietEnd().MatchString(rest[n[1]+c[0]:]) {
+			return true
+		}
+	}
+	return quietUntil().MatchString(rest)
 }
 
 // mayEndQuietly reports whether f may end without an error on

@@ -578,3 +578,27 @@ func (q *execQueue) runSync(ctx context.Context, done <-chan struct{}) error {
 }
 
 var errQueueShutdown = errors.New("queue shut down")
+
+// shipAll uploads every pending block. shipAll returns nil and the
+// caller exits as if everything shipped.
+func shipAll(ctx context.Context, blocks []string, upload func(context.Context, string) error) error {
+	for _, b := range blocks {
+		if err := upload(ctx, b); err != nil { // want `err may carry the cancellation of ctx and is only logged`
+			log.Printf("upload %s: %v", b, err)
+			continue
+		}
+	}
+	return nil
+}
+
+// flushUntilStopped uploads every pending block. It returns nil when ctx
+// is canceled: a stop is not a failure.
+func flushUntilStopped(ctx context.Context, blocks []string, upload func(context.Context, string) error) error {
+	for _, b := range blocks {
+		if err := upload(ctx, b); err != nil {
+			log.Printf("upload %s: %v", b, err)
+			continue
+		}
+	}
+	return nil
+}
