@@ -1,12 +1,9 @@
 package leaseleak
 
 import (
-	"cmp"
 	"fmt"
 	"go/ast"
 	"go/types"
-	"maps"
-	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -36,10 +33,10 @@ func (f *function) checkReleaseContext() {
 		return
 	}
 	info := f.info()
-	// The values the function takes with a context-bound call, by the
-	// context they were taken with.
-	var taken map[types.Object]ast.Expr
-	var acquiredBy map[types.Object]*ast.CallExpr
+	// The values the function takes with a context-bound call, in the
+	// order they are first assigned, each with its last such assignment.
+	var taken []taking
+	index := make(map[types.Object]int)
 	note := func(lhs []ast.Expr, rhs ast.Expr) {
 		call, ok := ast.Unparen(rhs).(*ast.CallExpr)
 		if !ok {
@@ -58,10 +55,12 @@ func (f *function) checkReleaseContext() {
 			if !ok || analysisutil.IsError(v.Type()) || analysisutil.IsContext(v.Type()) {
 				continue
 			}
-			if taken == nil {
-				taken, acquiredBy = make(map[types.Object]ast.Expr), make(map[types.Object]*ast.CallExpr)
+			if i, ok := index[v]; ok {
+				taken[i].ctx, taken[i].call = x, call
+			} else {
+				index[v] = len(taken)
+				taken = append(taken, taking{v, x, call})
 			}
-			taken[v], acquiredBy[v] = x, call
 		}
 	}
 	var defers []*ast.DeferStmt
@@ -105,12 +104,19 @@ func (f *function) checkReleaseContext() {
 			calls = append(calls, d.Call)
 		}
 		for _, call := range calls {
-			f.checkDeferredRelease(d, call, taken, acquiredBy)
+			f.checkDeferredRelease(d, call, taken)
 		}
 	}
 }
 
-func (f *function) checkDeferredRelease(d *ast.DeferStmt, call *ast.CallExpr, taken map[types.Object]ast.Expr, acquiredBy map[types.Object]*ast.CallExpr) {
+// taking is a value v taken by the context-bound call, given ctx.
+type taking struct {
+	v    types.Object
+	ctx  ast.Expr
+	call *ast.CallExpr
+}
+
+func (f *function) checkDeferredRelease(d *ast.DeferStmt, call *ast.CallExpr, taken []taking) {
 	info := f.info()
 	fn := analysisutil.Callee(info, call)
 	if fn == nil || !remoteRelease(fn.Name()) {
@@ -120,12 +126,11 @@ func (f *function) checkDeferredRelease(d *ast.DeferStmt, call *ast.CallExpr, ta
 	if a == nil {
 		return
 	}
-	for _, v := range slices.SortedFunc(maps.Keys(taken), func(x, y types.Object) int { return cmp.Compare(x.Pos(), y.Pos()) }) {
-		x := taken[v]
-		if !analysisutil.ReferencesObject(info, call, v) || !f.s.flow.EndsWith(a, x) {
+	for _, t := range taken {
+		x, acq := t.ctx, t.call
+		if !analysisutil.ReferencesObject(info, call, t.v) || !f.s.flow.EndsWith(a, x) {
 			continue
 		}
-		acq := acquiredBy[v]
 		if acq.Pos() > d.Pos() {
 			continue // taken after the defer: another round's value
 		}

@@ -98,19 +98,26 @@ func checkGiveUp(pass *analysis.Pass, ins *inspector.Inspector, flow *ctxflow.Re
 				handed[v] = true
 			}
 		case *ast.CompositeLit:
-			var keys []*types.Var
+			// Only what giveUpField asks: a context field set beside
+			// the channel of a candidate send.
+			var ctxs, chs []*types.Var
 			for _, el := range n.Elts {
 				if kv, ok := el.(*ast.KeyValueExpr); ok {
 					if id, ok := kv.Key.(*ast.Ident); ok {
 						if v, ok := info.Uses[id].(*types.Var); ok && v.IsField() {
-							keys = append(keys, v)
+							switch {
+							case chans[v]:
+								chs = append(chs, v)
+							case analysisutil.IsContext(v.Type()):
+								ctxs = append(ctxs, v)
+							}
 						}
 					}
 				}
 			}
-			for _, a := range keys {
-				for _, b := range keys {
-					k := [2]*types.Var{a, b}
+			for _, x := range ctxs {
+				for _, ch := range chs {
+					k := [2]*types.Var{x, ch}
 					if together[k] == nil {
 						together[k] = map[*ctxflow.Func]bool{}
 					}

@@ -3,6 +3,7 @@ package swallowcancel
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -252,9 +253,13 @@ func (s *state) zeroExpr(e ast.Expr) bool {
 	if !ok || tv.Value == nil {
 		return false
 	}
-	switch tv.Value.String() {
-	case "0", `""`, "false", "0.0":
-		return true
+	switch tv.Value.Kind() {
+	case constant.Bool:
+		return !constant.BoolVal(tv.Value)
+	case constant.String:
+		return constant.StringVal(tv.Value) == ""
+	case constant.Int, constant.Float, constant.Complex:
+		return constant.Sign(tv.Value) == 0
 	}
 	return false
 }

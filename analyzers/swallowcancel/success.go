@@ -3,7 +3,6 @@ package swallowcancel
 import (
 	"fmt"
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
@@ -1443,7 +1442,7 @@ func (s *state) checkClaimedResult(cur inspector.Cursor, f *ctxflow.Func, cc *as
 		}
 		claimed := false
 		for i, r := range ret.Results {
-			if i != idx && !isZeroExpr(s.info, r) {
+			if i != idx && !s.zeroExpr(r) {
 				claimed = true
 			}
 		}
@@ -1460,32 +1459,6 @@ func (s *state) checkClaimedResult(cur inspector.Cursor, f *ctxflow.Func, cc *as
 			}},
 		})
 	}
-}
-
-// isZeroExpr reports whether e is a zero value: nil, a constant zero,
-// false, "" or an empty composite literal.
-func isZeroExpr(info *types.Info, e ast.Expr) bool {
-	tv, ok := info.Types[e]
-	if !ok {
-		return false
-	}
-	if tv.IsNil() {
-		return true
-	}
-	if tv.Value != nil {
-		switch tv.Value.Kind() {
-		case constant.Bool:
-			return !constant.BoolVal(tv.Value)
-		case constant.String:
-			return constant.StringVal(tv.Value) == ""
-		case constant.Int, constant.Float, constant.Complex:
-			return constant.Sign(tv.Value) == 0
-		}
-	}
-	if lit, ok := ast.Unparen(e).(*ast.CompositeLit); ok {
-		return len(lit.Elts) == 0
-	}
-	return false
 }
 
 func (s *state) returnsNilError(f *ctxflow.Func, ret *ast.ReturnStmt, idx int) bool {
